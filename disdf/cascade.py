@@ -1,0 +1,318 @@
+"""The gcForest cascade (Zhou & Feng, 2017; the paper's section 2 and its "gcF").
+
+Each level holds M forests. For each forest, K fold models are trained by
+stratified K-fold cross-validation; the out-of-fold class vectors of the
+training examples feed the next level, eq. (40), and a new example's class
+vector is the mean of the K fold models' vectors (no refit on all data).
+A forest's class vector is a weighted sum of its trees' class-probability
+vectors, eq. (41); gcForest uses w = 1/T, eq. (36). DisDF
+(:class:`disdf.DisDFClassifier`) learns w.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from disdf.forest_specs import make_forest, parse_forest_specs
+from disdf.tree_probabilities import LeafTable, weighted_sum
+
+AUGMENTATIONS = ("cumulative", "previous")
+_SEED_HIGH = np.iinfo(np.int32).max
+
+
+@dataclass
+class LevelFit:
+    """What fitting one level's trees yields, before its weights are known."""
+
+    folds: list[tuple[np.ndarray, np.ndarray]]
+    tables: list[list[LeafTable]]  # [forest][fold]
+    held_out: list[list[np.ndarray]]  # [forest][fold] -> (n_held_out, T, C)
+
+
+@dataclass
+class CascadeLevel:
+    """A fitted level: K fold models per forest and their tree weights."""
+
+    tables: list[list[LeafTable]]  # [forest][fold]
+    weights: list[list[np.ndarray]]  # [forest][fold] -> (T,)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
+        """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
+
+        A forest's vector is the mean over its K fold models of eq. (41).
+        """
+        jobs = [(m, k) for m in range(len(self.tables)) for k in range(len(self.tables[m]))]
+        vectors = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(self.tables[m][k].weighted_probabilities)(features, self.weights[m][k]) for m, k in jobs
+        )
+        n_folds = len(self.tables[0])
+        per_forest = [
+            np.mean(vectors[m * n_folds : (m + 1) * n_folds], axis=0) for m in range(len(self.tables))
+        ]
+        return np.hstack(per_forest)
+
+
+def _fit_fold_model(
+    kind: str,
+    params: Mapping[str, Any],
+    features: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    n_trees: int,
+    seed: int,
+    tree_params: Mapping[str, Any],
+    n_classes: int,
+) -> tuple[LeafTable, np.ndarray]:
+    forest = make_forest(kind, params, n_trees=n_trees, random_state=seed, tree_params=tree_params)
+    forest.fit(features[train], y[train])
+    table = LeafTable(forest, n_classes)
+    return table, table.probabilities(features[test])
+
+
+def out_of_fold_vectors(
+    held_out: list[np.ndarray], weights: list[np.ndarray], folds: list[tuple[np.ndarray, np.ndarray]], n: int
+) -> np.ndarray:
+    """One forest's out-of-fold class vectors of the n training examples, eq. (41)."""
+    n_classes = held_out[0].shape[2]
+    vectors = np.empty((n, n_classes))
+    for (_, test), probabilities, w in zip(folds, held_out, weights):
+        vectors[test] = weighted_sum(probabilities, w)
+    return vectors
+
+
+def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
+    """Accuracy of argmax of the sum of a level's M class vectors (section 4, end)."""
+    return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
+
+
+class CascadeForestClassifier(ClassifierMixin, BaseEstimator):
+    """gcForest cascade forest (the paper's baseline, "gcF").
+
+    Parameters
+    ----------
+    n_trees : int, default=100
+        Trees per forest (the paper's T).
+    forests : list of forest specs, default=None
+        The forests of every level; None means 2 completely-random tree forests
+        and 2 random forests. See :mod:`disdf.forest_specs`.
+    n_folds : int, default=3
+        K of the K-fold cross-validation that produces class vectors.
+    max_levels : int, default=10
+        Cap on the number of levels grown.
+    patience : int, default=1
+        Stop after this many consecutive levels fail to improve the best
+        out-of-fold accuracy by more than ``tol``; levels after the best one are
+        discarded. 1 reproduces the implementation the paper modified.
+    tol : float, default=0.0
+        Minimum improvement of the level score that counts.
+    augmentation : {"cumulative", "previous"}, default="cumulative"
+        Level q's input: ``"cumulative"`` is eq. (40), (x, v^(1), ..., v^(q-1));
+        ``"previous"`` is (x, v^(q-1)), the official gcForest's choice.
+    max_depth, min_samples_split, min_samples_leaf :
+        Tree growth limits; the default grows trees fully.
+    n_jobs : int, default=None
+        Threads over the M x K fold models of a level (joblib semantics).
+        Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds the fold splits and every forest.
+    verbose : int, default=0
+        Print each level's score when > 0.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_levels_ : int
+        Levels kept (up to the best-scoring one).
+    level_scores_ : list of float
+        Out-of-fold accuracy of every level grown, including discarded ones.
+    levels_ : list of CascadeLevel
+        The kept levels.
+    weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
+        Tree weights of every fold model (uniform for gcForest).
+    n_features_in_ : int
+    """
+
+    def __init__(
+        self,
+        n_trees: int = 100,
+        forests: Sequence[str | Mapping[str, Any]] | None = None,
+        n_folds: int = 3,
+        max_levels: int = 10,
+        patience: int = 1,
+        tol: float = 0.0,
+        augmentation: str = "cumulative",
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.n_trees = n_trees
+        self.forests = forests
+        self.n_folds = n_folds
+        self.max_levels = max_levels
+        self.patience = patience
+        self.tol = tol
+        self.augmentation = augmentation
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ checks
+    def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
+        check_scalar(self.n_trees, "n_trees", Integral, min_val=1)
+        check_scalar(self.n_folds, "n_folds", Integral, min_val=2)
+        check_scalar(self.max_levels, "max_levels", Integral, min_val=1)
+        check_scalar(self.patience, "patience", Integral, min_val=1)
+        check_scalar(self.tol, "tol", Real, min_val=0.0)
+        check_scalar(self.min_samples_leaf, "min_samples_leaf", Integral, min_val=1)
+        check_scalar(self.min_samples_split, "min_samples_split", Integral, min_val=2)
+        if self.max_depth is not None:
+            check_scalar(self.max_depth, "max_depth", Integral, min_val=1)
+        if self.augmentation not in AUGMENTATIONS:
+            raise ValueError(f"augmentation must be one of {AUGMENTATIONS}; got {self.augmentation!r}")
+        return parse_forest_specs(self.forests)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "levels_")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X, y) -> CascadeForestClassifier:
+        """Grow the cascade level by level until the out-of-fold accuracy stops improving."""
+        specs = self._validate_hyperparameters()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        n_samples = X.shape[0]
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"The target y must have at least 2 classes; got only one class ({self.classes_[0]!r})"
+            )
+        if n_samples < self.n_folds:
+            raise ValueError(
+                f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
+                "K-fold class vectors need at least one example per fold"
+            )
+        rng = check_random_state(self.random_state)
+        tree_params = {
+            "max_depth": self.max_depth,
+            "min_samples_split": self.min_samples_split,
+            "min_samples_leaf": self.min_samples_leaf,
+        }
+
+        levels: list[CascadeLevel] = []
+        scores: list[float] = []
+        previous_vectors: list[np.ndarray] = []
+        best, stalled = -np.inf, 0
+        for level_index in range(self.max_levels):
+            features = self._level_input(X, previous_vectors)
+            fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
+            weights, info = self._level_weights(fit, y_code, level_index)
+            oof = [
+                out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
+                for m in range(len(specs))
+            ]
+            score = level_accuracy(oof, y_code)
+            scores.append(score)
+            levels.append(CascadeLevel(tables=fit.tables, weights=weights, info=info))
+            previous_vectors.append(np.hstack(oof))
+            if self.verbose:
+                print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
+            if score > best + self.tol:
+                best, stalled = score, 0
+                n_keep = level_index + 1
+            else:
+                stalled += 1
+                if stalled >= self.patience:
+                    break
+            if score == 1.0:
+                break  # nothing left to improve
+
+        self.levels_ = levels[:n_keep]
+        self.n_levels_ = n_keep
+        self.level_scores_ = scores
+        self.weights_ = [level.weights for level in self.levels_]
+        return self
+
+    def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
+        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation."""
+        if not previous_vectors:
+            return X
+        if self.augmentation == "cumulative":
+            return np.hstack([X, *previous_vectors])
+        return np.hstack([X, previous_vectors[-1]])
+
+    def _fit_level_trees(self, features, y_code, specs, rng, tree_params) -> LevelFit:
+        # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
+        split_seed = int(rng.randint(_SEED_HIGH))
+        forest_seeds = rng.randint(_SEED_HIGH, size=(len(specs), self.n_folds))
+        splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
+        folds = list(splitter.split(features, y_code))
+        n_classes = len(self.classes_)
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(_fit_fold_model)(
+                kind, params, features, y_code, train, test,
+                self.n_trees, int(forest_seeds[m, k]), tree_params, n_classes,
+            )
+            for m, (kind, params) in enumerate(specs)
+            for k, (train, test) in enumerate(folds)
+        )
+        K = self.n_folds
+        tables = [[results[m * K + k][0] for k in range(K)] for m in range(len(specs))]
+        held_out = [[results[m * K + k][1] for k in range(K)] for m in range(len(specs))]
+        return LevelFit(folds=folds, tables=tables, held_out=held_out)
+
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
+        """Tree weights of every fold model: 1/T for gcForest, eq. (36)."""
+        weights = [
+            [np.full(probabilities.shape[1], 1.0 / probabilities.shape[1]) for probabilities in forest]
+            for forest in fit.held_out
+        ]
+        return weights, {}
+
+    # ----------------------------------------------------------------- predict
+    def _last_class_vectors(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        previous_vectors: list[np.ndarray] = []
+        for level in self.levels_:
+            features = self._level_input(X, previous_vectors)
+            previous_vectors.append(level.class_vectors(features, self.n_jobs))
+        return previous_vectors[-1]
+
+    def transform(self, X) -> np.ndarray:
+        """The learned representation v: the last kept level's M concatenated class vectors."""
+        return self._last_class_vectors(X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Sum of the last level's class vectors, normalised to sum to 1."""
+        vectors = self._last_class_vectors(X)
+        n_classes = len(self.classes_)
+        total = vectors.reshape(vectors.shape[0], -1, n_classes).sum(axis=1)
+        return total / total.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """Class with the largest sum of the last level's class vectors."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -1,0 +1,192 @@
+"""The Discriminative Deep Forest (DisDF) of Utkin & Ryabinin."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from numbers import Real
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.utils import check_scalar
+
+from disdf.cascade import CascadeForestClassifier, LevelFit, level_accuracy, out_of_fold_vectors
+from disdf.weights import SOLVERS, PairStatistics, WeightProblem, WeightSolution, solve_weights
+
+#: Grid searched per level when ``tune=True``: lambda spans "the hinge decides"
+#: (small) to "nearly uniform, like gcForest" (large); tau spans the range
+#: (0, 2] of the Manhattan distance <Q_ij, w> between two class vectors.
+DEFAULT_TUNE_GRID: dict[str, tuple[float, ...]] = {
+    "lambda_": (0.1, 1.0, 10.0, 100.0, 1000.0),
+    "tau": (0.5, 1.0, 1.5),
+}
+
+
+class DisDFClassifier(CascadeForestClassifier):
+    """Discriminative Deep Forest: gcForest whose tree weights are learned.
+
+    Every forest's class vector is sum_t w_t p^(t), eq. (41), with w on the unit
+    simplex, eq. (42). For every fold model, w minimises eq. (70)-(72),
+
+        J(w) = sum_t (pi_t + lambda) w_t^2 + sum_{z_ij=1} max(0, tau - <Q_ij, w>)^2,
+
+    over the pairs i < j of that fold model's held-out examples, using the
+    trees' predictions on examples they never trained on. Levels are trained
+    greedily (Algorithm 4).
+
+    Parameters
+    ----------
+    lambda_ : float, default=1.0
+        lambda >= 0, strength of the ||w||^2 regulariser. The objective sums over
+        pairs, so pi_t grows like (held-out examples)^2; lambda that is large
+        against pi pulls w to the uniform weights of gcForest.
+    tau : float, default=1.0
+        tau > 0, the margin of the hinge on different-class pairs. <Q_ij, w> is
+        the Manhattan distance between two class vectors, which lies in [0, 2]:
+        tau = 1 asks every different-class pair to be at total-variation
+        distance at least 1/2; tau >= 2 keeps every hinge active.
+    solver : {"frank_wolfe_away", "frank_wolfe", "qp", "uniform"}
+        ``"uniform"`` (w = 1/T) makes DisDF identical to gcForest.
+    solver_options : dict, default=None
+        Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,
+        ``{"qp_solver": "OSQP"}``, ``{"gradient": "printed"}`` (frank_wolfe
+        only: the ablation with eq. (78) as printed).
+    tune : bool, default=False
+        Per level, once its trees are fit, choose (lambda, tau) from
+        ``tune_grid`` by the level's out-of-fold accuracy (ties: the larger mean
+        out-of-fold probability of the true class), re-solving only the
+        weights, warm-started. Test data is never involved.
+    tune_grid : dict with keys "lambda_" and "tau", default=None
+        None means :data:`DEFAULT_TUNE_GRID`.
+
+    Other parameters are those of :class:`CascadeForestClassifier`.
+
+    Attributes
+    ----------
+    weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
+    solver_diagnostics_ : list (level) of list (forest) of list (fold) of dict
+        Objective, duality gap, iterations, seconds and status of each solve.
+    tuned_params_ : list (level) of dict
+        The (lambda_, tau) used at each kept level and, with ``tune``, the
+        out-of-fold accuracy of every grid point.
+    """
+
+    def __init__(
+        self,
+        n_trees: int = 100,
+        forests: Sequence[str | Mapping[str, Any]] | None = None,
+        n_folds: int = 3,
+        max_levels: int = 10,
+        patience: int = 1,
+        tol: float = 0.0,
+        augmentation: str = "cumulative",
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+        lambda_: float = 1.0,
+        tau: float = 1.0,
+        solver: str = "frank_wolfe_away",
+        solver_options: Mapping[str, Any] | None = None,
+        tune: bool = False,
+        tune_grid: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
+        super().__init__(
+            n_trees=n_trees,
+            forests=forests,
+            n_folds=n_folds,
+            max_levels=max_levels,
+            patience=patience,
+            tol=tol,
+            augmentation=augmentation,
+            max_depth=max_depth,
+            min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            verbose=verbose,
+        )
+        self.lambda_ = lambda_
+        self.tau = tau
+        self.solver = solver
+        self.solver_options = solver_options
+        self.tune = tune
+        self.tune_grid = tune_grid
+
+    def _validate_hyperparameters(self):
+        specs = super()._validate_hyperparameters()
+        check_scalar(self.lambda_, "lambda_", Real, min_val=0.0)
+        check_scalar(self.tau, "tau", Real, min_val=0.0, include_boundaries="neither")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"Unknown solver {self.solver!r}; expected one of {sorted(SOLVERS)}")
+        if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
+            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
+        self._validated_grid()
+        return specs
+
+    def _validated_grid(self) -> list[tuple[float, float]]:
+        if not self.tune:
+            return [(float(self.lambda_), float(self.tau))]
+        grid = DEFAULT_TUNE_GRID if self.tune_grid is None else self.tune_grid
+        if not isinstance(grid, Mapping) or set(grid) != {"lambda_", "tau"}:
+            raise ValueError(f"tune_grid must be a dict with keys 'lambda_' and 'tau'; got {grid!r}")
+        for value in grid["lambda_"]:
+            check_scalar(value, "tune_grid['lambda_'] entry", Real, min_val=0.0)
+        for value in grid["tau"]:
+            check_scalar(value, "tune_grid['tau'] entry", Real, min_val=0.0, include_boundaries="neither")
+        if len(grid["lambda_"]) == 0 or len(grid["tau"]) == 0:
+            raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
+        return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
+
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
+        """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
+        jobs = [(m, k) for m in range(len(fit.held_out)) for k in range(len(fit.folds))]
+        stats = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(PairStatistics.from_tree_probabilities)(fit.held_out[m][k], y_code[fit.folds[k][1]])
+            for m, k in jobs
+        )
+        options = dict(self.solver_options or {})
+        n_samples = len(y_code)
+        previous: list[np.ndarray | None] = [None] * len(jobs)
+        best = None
+        grid_scores = []
+        for lambda_, tau in self._validated_grid():
+            solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(solve_weights)(WeightProblem(s, lambda_, tau), self.solver, w0=w0, **options)
+                for s, w0 in zip(stats, previous)
+            )
+            previous = [solution.w for solution in solutions]
+            weights = self._by_forest([s.w for s in solutions], len(fit.held_out))
+            oof = [
+                out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
+                for m in range(len(fit.held_out))
+            ]
+            total = np.sum(oof, axis=0)
+            accuracy = level_accuracy(oof, y_code)
+            true_class_probability = float(np.mean(total[np.arange(n_samples), y_code])) / len(oof)
+            key = (accuracy, true_class_probability)
+            grid_scores.append({"lambda_": lambda_, "tau": tau, "accuracy": accuracy})
+            if best is None or key > best[0]:
+                best = (key, lambda_, tau, weights, solutions)
+        _, lambda_, tau, weights, solutions = best
+        diagnostics = self._by_forest([s.diagnostics() for s in solutions], len(fit.held_out))
+        info = {"lambda_": lambda_, "tau": tau, "diagnostics": diagnostics}
+        if self.tune:
+            info["grid"] = grid_scores
+        return weights, info
+
+    @staticmethod
+    def _by_forest(flat: list, n_forests: int) -> list[list]:
+        n_folds = len(flat) // n_forests
+        return [flat[m * n_folds : (m + 1) * n_folds] for m in range(n_forests)]
+
+    def fit(self, X, y) -> DisDFClassifier:
+        """Grow the cascade, learning every fold model's tree weights level by level."""
+        super().fit(X, y)
+        self.solver_diagnostics_ = [level.info["diagnostics"] for level in self.levels_]
+        self.tuned_params_ = [
+            {k: v for k, v in level.info.items() if k != "diagnostics"} for level in self.levels_
+        ]
+        return self

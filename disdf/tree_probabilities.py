@@ -1,0 +1,73 @@
+"""Per-tree class probabilities p_{i,c}^{(t,k)} of a fitted forest, vectorised.
+
+Every node of every tree is stacked into one table of class distributions
+(columns aligned to the cascade's full class list), so the probabilities of
+all trees for a block of examples are one ``forest.apply`` plus one fancy index:
+no Python loop over trees or examples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Bound on one (examples, T, C) block, in float64 elements (~128 MB).
+_BLOCK_ELEMENTS = 1 << 24
+
+
+class LeafTable:
+    """Class distributions of every node of a fitted forest.
+
+    Parameters
+    ----------
+    forest : fitted scikit-learn forest classifier, trained on class codes
+        that are a subset of ``range(n_classes)``.
+    n_classes : size of the cascade's class list. Classes the forest never
+        saw (a fold without them) get probability 0.
+    """
+
+    def __init__(self, forest, n_classes: int) -> None:
+        self.forest = forest
+        self.n_classes = n_classes
+        trees = [tree.tree_ for tree in forest.estimators_]
+        node_counts = np.array([tree.node_count for tree in trees])
+        self.offsets = np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        values = np.concatenate([tree.value[:, 0, :] for tree in trees])
+        totals = values.sum(axis=1, keepdims=True)
+        seen = np.asarray(forest.classes_, dtype=int)
+        table = np.zeros((values.shape[0], n_classes))
+        # Bootstrap weights make node values weighted counts (or fractions):
+        # normalising gives the leaf's class distribution, as predict_proba does.
+        table[:, seen] = np.divide(values, totals, out=np.zeros_like(values), where=totals > 0)
+        self.table = table
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.offsets)
+
+    def probabilities(self, X: np.ndarray) -> np.ndarray:
+        """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
+        X = np.asarray(X, dtype=np.float32)
+        out = np.empty((X.shape[0], self.n_trees, self.n_classes))
+        block = max(1, _BLOCK_ELEMENTS // (self.n_trees * self.n_classes))
+        for start in range(0, X.shape[0], block):
+            leaves = self.forest.apply(X[start : start + block])
+            out[start : start + block] = self.table[leaves + self.offsets]
+        return out
+
+    def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Class vector v_i = sum_t w_t p_i^{(t)} of eq. (41), shape (n_examples, n_classes).
+
+        Computed block by block, so memory stays bounded for large X.
+        """
+        X = np.asarray(X, dtype=np.float32)
+        out = np.empty((X.shape[0], self.n_classes))
+        block = max(1, _BLOCK_ELEMENTS // (self.n_trees * self.n_classes))
+        for start in range(0, X.shape[0], block):
+            leaves = self.forest.apply(X[start : start + block])
+            out[start : start + block] = weighted_sum(self.table[leaves + self.offsets], w)
+        return out
+
+
+def weighted_sum(tree_probabilities: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """sum_t w_t p_{i,c}^{(t)} for an (n, T, C) array: eq. (41), or eq. (36) when w = 1/T."""
+    return np.einsum("itc,t->ic", tree_probabilities, w)

@@ -1,0 +1,172 @@
+"""The per-forest weight-learning problem of DisDF, eq. (70)-(72).
+
+For one forest with T trees and n labelled examples the trees never trained on,
+let ``a_it`` be tree t's class-probability vector for example i. The paper
+defines, for a pair (i, j),
+
+    P_ij^t = ||a_it - a_jt||_2^2      (squared Euclidean, same-class pairs)
+    Q_ij^t = ||a_it - a_jt||_1        (Manhattan, different-class pairs)
+
+and minimises over the unit simplex (eq. 42)
+
+    J(w) = sum_t (pi_t + lambda) w_t^2 + sum_{z_ij = 1} max(0, tau - <Q_ij, w>)^2
+
+with pi_t = sum_{z_ij = 0} P_ij^t, the sum running over unordered pairs i < j
+(eq. 62 rewritten as eq. 64/70). Only pi (length T) and the different-class
+rows of Q are stored; the pairs x T matrix of P is never built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# Bound on the temporary (pairs, T, C) block used to build Q, in float64 elements.
+_PAIR_BLOCK_ELEMENTS = 1 << 22
+
+
+def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """pi_t = sum over same-class pairs i < j of P_ij^t, in closed form.
+
+    Within a class g with n_g members, sum_{i<j} ||a_i - a_j||^2 equals
+    n_g * sum_i ||a_i||^2 - ||sum_i a_i||^2, so pi costs O(n T C), not O(n^2 T C).
+
+    Parameters
+    ----------
+    tree_probabilities : array of shape (n, T, C)
+    y : array of shape (n,), class codes
+    """
+    n, n_trees, _ = tree_probabilities.shape
+    pi = np.zeros(n_trees)
+    for label in np.unique(y):
+        members = tree_probabilities[y == label]
+        n_g = members.shape[0]
+        if n_g < 2:
+            continue
+        sum_sq = np.einsum("itc,itc->t", members, members)
+        total = members.sum(axis=0)
+        pi += n_g * sum_sq - np.einsum("tc,tc->t", total, total)
+    # The closed form subtracts two large numbers; rounding may leave -1e-13.
+    return np.maximum(pi, 0.0)
+
+
+def different_class_pairs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j), i < j, of the pairs with y_i != y_j (z_ij = 1)."""
+    i, j = np.triu_indices(len(y), k=1)
+    different = y[i] != y[j]
+    return i[different], j[different]
+
+
+def different_class_q(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Rows Q_ij (length T) for every different-class pair i < j.
+
+    Returns an array of shape (n_pairs, T); entries lie in [0, 2].
+    """
+    n, n_trees, n_classes = tree_probabilities.shape
+    i, j = different_class_pairs(y)
+    q = np.empty((len(i), n_trees))
+    block = max(1, _PAIR_BLOCK_ELEMENTS // max(1, n_trees * n_classes))
+    for start in range(0, len(i), block):
+        stop = start + block
+        diff = tree_probabilities[i[start:stop]] - tree_probabilities[j[start:stop]]
+        np.abs(diff, out=diff)
+        q[start:stop] = diff.sum(axis=2)
+    return q
+
+
+@dataclass(frozen=True)
+class PairStatistics:
+    """What the objective needs from one forest's held-out predictions.
+
+    ``pi`` (T,) and ``q`` (n_different_pairs, T) do not depend on lambda or tau,
+    so they are computed once and reused across a hyper-parameter grid.
+    """
+
+    pi: np.ndarray
+    q: np.ndarray
+    n_examples: int
+
+    @classmethod
+    def from_tree_probabilities(cls, tree_probabilities: np.ndarray, y: np.ndarray) -> PairStatistics:
+        """Build pi and Q from per-tree class probabilities of shape (n, T, C)."""
+        tree_probabilities = np.asarray(tree_probabilities, dtype=float)
+        y = np.asarray(y)
+        if tree_probabilities.ndim != 3 or tree_probabilities.shape[0] != y.shape[0]:
+            raise ValueError(
+                "tree_probabilities must have shape (n_examples, n_trees, n_classes) "
+                f"matching y of length {y.shape[0]}; got {tree_probabilities.shape}"
+            )
+        return cls(
+            pi=same_class_pi(tree_probabilities, y),
+            q=different_class_q(tree_probabilities, y),
+            n_examples=int(y.shape[0]),
+        )
+
+    @property
+    def n_trees(self) -> int:
+        return self.pi.shape[0]
+
+    @property
+    def n_pairs(self) -> int:
+        return self.q.shape[0]
+
+
+@dataclass(frozen=True)
+class WeightProblem:
+    """J(w) of eq. (70)-(72) for one forest, with lambda (``lambda_``) and tau."""
+
+    stats: PairStatistics
+    lambda_: float
+    tau: float
+
+    def __post_init__(self) -> None:
+        if not np.isfinite(self.lambda_) or self.lambda_ < 0:
+            raise ValueError(f"lambda_ must be a finite number >= 0; got {self.lambda_!r}")
+        if not np.isfinite(self.tau) or self.tau <= 0:
+            raise ValueError(f"tau must be a finite number > 0; got {self.tau!r}")
+
+    @property
+    def n_trees(self) -> int:
+        return self.stats.n_trees
+
+    @property
+    def quadratic(self) -> np.ndarray:
+        """Diagonal coefficients pi_t + lambda of the quadratic term."""
+        return self.stats.pi + self.lambda_
+
+    def slacks(self, w: np.ndarray) -> np.ndarray:
+        """S_ij = tau - <Q_ij, w> for every different-class pair (section 5)."""
+        return self.tau - self.stats.q @ w
+
+    def objective(self, w: np.ndarray) -> float:
+        """J(w), eq. (70) with alpha_ij eliminated: alpha_ij = max(0, S_ij)."""
+        hinge = np.maximum(self.slacks(w), 0.0)
+        return float(self.quadratic @ (w * w) + hinge @ hinge)
+
+    def gradient(self, w: np.ndarray) -> np.ndarray:
+        """True gradient of J: 2 w_t (pi_t + lambda) - 2 sum_{z_ij=1} max(0, S_ij) Q_ij^t.
+
+        Eq. (78) of the paper prints S_ij^2 where max(0, S_ij) belongs; see
+        :meth:`printed_gradient`.
+        """
+        hinge = np.maximum(self.slacks(w), 0.0)
+        return 2.0 * self.quadratic * w - 2.0 * (hinge @ self.stats.q)
+
+    def printed_gradient(self, w: np.ndarray) -> np.ndarray:
+        """Eq. (78) exactly as printed (S_ij^2 instead of S_ij). Ablation only.
+
+        It is not the gradient of J; Frank-Wolfe driven by it stops at a point
+        whose objective is measurably above the optimum.
+        """
+        slacks = self.slacks(w)
+        hinge_sq = np.where(slacks > 0.0, slacks * slacks, 0.0)
+        return 2.0 * self.quadratic * w - 2.0 * (hinge_sq @ self.stats.q)
+
+    def duality_gap(self, w: np.ndarray, gradient: np.ndarray | None = None) -> float:
+        """Frank-Wolfe gap <grad J(w), w - s>, s the best simplex vertex.
+
+        An upper bound on J(w) - min J, since J is convex.
+        """
+        g = self.gradient(w) if gradient is None else gradient
+        return float(g @ w - g.min())

@@ -1,0 +1,50 @@
+"""What every weight solver returns, and the error it raises."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+class WeightSolverError(RuntimeError):
+    """A weight solver could not return a trustworthy optimum."""
+
+
+@dataclass(frozen=True)
+class WeightSolution:
+    """Tree weights w on the unit simplex (eq. 42) and how they were found.
+
+    ``gap`` is the Frank-Wolfe duality gap at ``w`` under the true gradient,
+    an upper bound on ``objective - min J``; ``relative_gap = gap / objective``.
+    """
+
+    w: np.ndarray
+    objective: float
+    gap: float
+    n_iter: int
+    seconds: float
+    status: str
+    solver: str
+
+    @property
+    def relative_gap(self) -> float:
+        if self.objective > 0:
+            return self.gap / self.objective
+        return 0.0 if self.gap <= 0 else float("inf")
+
+    def diagnostics(self) -> dict:
+        """The scalar fields, for logs and result records."""
+        out = asdict(self)
+        del out["w"]
+        out["relative_gap"] = self.relative_gap
+        return out
+
+
+def project_to_simplex_support(w: np.ndarray) -> np.ndarray:
+    """Clip round-off negatives and renormalise a near-simplex vector."""
+    w = np.maximum(np.asarray(w, dtype=float), 0.0)
+    total = w.sum()
+    if not np.isfinite(total) or total <= 0:
+        raise WeightSolverError(f"solver returned weights that cannot be normalised (sum={total})")
+    return w / total

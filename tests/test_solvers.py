@@ -1,0 +1,159 @@
+"""Every weight solver against the exact cvxpy optimum of eq. (70)-(72)."""
+
+import numpy as np
+import pytest
+
+from disdf.weights import PairStatistics, WeightProblem, WeightSolverError, solve_weights
+from disdf.weights.frank_wolfe import exact_line_search
+from disdf.weights.synthetic import random_pair_statistics
+
+# (n examples, T trees, C classes, lambda, tau, tree accuracy)
+INSTANCES = [
+    (30, 50, 2, 1.0, 1.0, 0.7),
+    (30, 50, 3, 0.1, 1.5, 0.6),
+    (40, 100, 2, 1.0, 1.0, 0.7),
+    (25, 40, 4, 10.0, 0.5, 0.7),
+    (30, 50, 2, 1.0, 2.0, 0.7),
+]
+
+
+def make_problem(n, T, C, lambda_, tau, accuracy, seed=3):
+    return WeightProblem(random_pair_statistics(n, T, C, seed=seed, accuracy=accuracy), lambda_, tau)
+
+
+@pytest.fixture(scope="module", params=INSTANCES, ids=lambda p: "n{}-T{}-C{}-lam{}-tau{}".format(*p))
+def instance(request):
+    problem = make_problem(*request.param)
+    return problem, solve_weights(problem, "qp")
+
+
+def assert_on_simplex(w, T):
+    assert w.shape == (T,)
+    assert np.all(w >= 0)
+    assert w.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_qp_is_optimal_by_its_duality_gap(instance):
+    problem, exact = instance
+    assert_on_simplex(exact.w, problem.n_trees)
+    assert exact.status == "optimal"
+    assert exact.relative_gap < 1e-5
+
+
+def test_away_step_reaches_the_qp_optimum(instance):
+    problem, exact = instance
+    solution = solve_weights(problem, "frank_wolfe_away", tol=1e-6)
+    assert_on_simplex(solution.w, problem.n_trees)
+    assert solution.status == "converged"
+    assert solution.relative_gap <= 1e-6
+    assert abs(solution.objective - exact.objective) <= 1e-6 * exact.objective
+
+
+def test_osqp_agrees_with_clarabel(instance):
+    problem, exact = instance
+    solution = solve_weights(problem, "qp", qp_solver="OSQP")
+    assert abs(solution.objective - exact.objective) <= 1e-6 * exact.objective
+
+
+def test_classic_frank_wolfe_approaches_the_optimum(instance):
+    problem, exact = instance
+    short = solve_weights(problem, "frank_wolfe", max_iter=10)
+    long = solve_weights(problem, "frank_wolfe", max_iter=2000)
+    assert_on_simplex(long.w, problem.n_trees)
+    assert long.objective <= short.objective
+    assert long.objective - exact.objective <= 0.01 * exact.objective
+
+
+def test_printed_gradient_ablation_stops_at_a_worse_point():
+    """Eq. (78) as printed is not the gradient: FW driven by it stalls above the optimum."""
+    problem = make_problem(30, 50, 3, 0.1, 1.5, 0.6)
+    exact = solve_weights(problem, "qp").objective
+    true = solve_weights(problem, "frank_wolfe", max_iter=10_000).objective
+    printed = solve_weights(problem, "frank_wolfe", max_iter=10_000, gradient="printed").objective
+    assert true - exact <= 1e-4 * exact
+    assert printed - exact >= 0.05 * exact
+
+
+def test_uniform_solver_returns_the_average():
+    problem = make_problem(20, 30, 2, 1.0, 1.0, 0.7)
+    solution = solve_weights(problem, "uniform")
+    np.testing.assert_array_equal(solution.w, np.full(30, 1 / 30))
+
+
+def test_warm_start_from_the_optimum_stops_at_once():
+    problem = make_problem(30, 50, 2, 1.0, 1.0, 0.7)
+    cold = solve_weights(problem, "frank_wolfe_away", tol=1e-8)
+    warm = solve_weights(problem, "frank_wolfe_away", tol=1e-6, w0=cold.w)
+    assert warm.n_iter == 0
+    assert warm.objective == pytest.approx(cold.objective, rel=1e-12)
+
+
+def test_line_search_is_exact():
+    problem = make_problem(25, 20, 3, 0.5, 1.2, 0.6)
+    rng = np.random.default_rng(0)
+    w = rng.dirichlet(np.ones(20))
+    target = np.eye(20)[7]
+    direction = target - w
+    q = problem.stats.q
+    gamma = exact_line_search(problem.quadratic, w, direction, problem.slacks(w), q @ direction, 1.0)
+    grid = np.linspace(0, 1, 20001)
+    values = [problem.objective(w + g * direction) for g in grid]
+    assert problem.objective(w + gamma * direction) <= min(values) + 1e-12
+
+
+def degenerate_problems():
+    rng = np.random.default_rng(0)
+    one_class = rng.dirichlet(np.ones(2), size=(8, 5))
+    yield "no different-class pair", PairStatistics.from_tree_probabilities(one_class, np.zeros(8, int))
+    yield "no same-class pair", PairStatistics.from_tree_probabilities(one_class[:2], np.array([0, 1]))
+    yield "one tree", PairStatistics.from_tree_probabilities(one_class[:, :1], np.arange(8) % 2)
+    identical = np.repeat(one_class[:1], 8, axis=0)
+    yield "all Q zero", PairStatistics.from_tree_probabilities(identical, np.arange(8) % 2)
+
+
+@pytest.mark.parametrize("solver", ["frank_wolfe_away", "frank_wolfe", "qp"])
+@pytest.mark.parametrize(("name", "stats"), list(degenerate_problems()), ids=lambda v: v if isinstance(v, str) else "")
+def test_degenerate_problems_give_simplex_weights(solver, name, stats, recwarn):
+    for lambda_, tau in [(1.0, 1.0), (0.0, 1.0), (1.0, 1e-9)]:  # tau ~ 0: every hinge inactive
+        problem = WeightProblem(stats, lambda_, tau)
+        solution = solve_weights(problem, solver)
+        assert_on_simplex(solution.w, stats.n_trees)
+        assert np.isfinite(solution.objective)
+    assert len(recwarn) == 0
+
+
+def test_qp_failure_names_solver_status_and_size(monkeypatch):
+    import cvxpy as cp
+
+    def fail(self, *args, **kwargs):
+        raise cp.error.SolverError("simulated failure")
+
+    monkeypatch.setattr(cp.Problem, "solve", fail)
+    problem = make_problem(20, 30, 2, 1.0, 1.0, 0.7)
+    with pytest.raises(WeightSolverError, match=r"CLARABEL.*T=30 trees"):
+        solve_weights(problem, "qp")
+
+
+def test_qp_non_optimal_status_is_an_error(monkeypatch):
+    import cvxpy as cp
+
+    def inaccurate(self, *args, **kwargs):
+        self._status = cp.OPTIMAL_INACCURATE
+
+    monkeypatch.setattr(cp.Problem, "solve", inaccurate)
+    monkeypatch.setattr(cp.Problem, "status", property(lambda self: self._status))
+    problem = make_problem(20, 30, 2, 1.0, 1.0, 0.7)
+    with pytest.raises(WeightSolverError, match="optimal_inaccurate"):
+        solve_weights(problem, "qp")
+
+
+def test_unknown_solver_and_options_are_refused():
+    problem = make_problem(10, 5, 2, 1.0, 1.0, 0.7)
+    with pytest.raises(ValueError, match="Unknown weight solver 'newton'"):
+        solve_weights(problem, "newton")
+    with pytest.raises(ValueError, match="solver_options"):
+        solve_weights(problem, "qp", tol=1e-3)
+    with pytest.raises(ValueError, match="qp_solver"):
+        solve_weights(problem, "qp", qp_solver="GUROBI")
+    with pytest.raises(ValueError, match="gradient"):
+        solve_weights(problem, "frank_wolfe", gradient="paper")

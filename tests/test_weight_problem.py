@@ -1,0 +1,91 @@
+"""pi, Q, J and its gradient (eq. 62-78) against brute-force definitions."""
+
+import numpy as np
+import pytest
+
+from disdf.weights import PairStatistics, WeightProblem
+from disdf.weights.synthetic import random_tree_probabilities
+
+
+def brute_force(probabilities, y):
+    """P_ij, Q_ij over all pairs i < j, straight from section 4's definitions."""
+    n = len(y)
+    pi = np.zeros(probabilities.shape[1])
+    q_rows = []
+    for i in range(n):
+        for j in range(i + 1, n):
+            diff = probabilities[i] - probabilities[j]
+            if y[i] == y[j]:
+                pi += (diff**2).sum(axis=1)
+            else:
+                q_rows.append(np.abs(diff).sum(axis=1))
+    return pi, np.array(q_rows)
+
+
+@pytest.mark.parametrize(("n", "T", "C"), [(12, 7, 2), (15, 5, 4), (9, 3, 3)])
+def test_pair_statistics_match_the_definitions(n, T, C):
+    probabilities, y = random_tree_probabilities(n, T, C, seed=n)
+    stats = PairStatistics.from_tree_probabilities(probabilities, y)
+    pi, q = brute_force(probabilities, y)
+    np.testing.assert_allclose(stats.pi, pi, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(stats.q, q, rtol=1e-12)
+    assert stats.q.min() >= 0 and stats.q.max() <= 2 + 1e-12
+
+
+def test_objective_matches_eq_62():
+    probabilities, y = random_tree_probabilities(10, 6, 3, seed=1)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=0.3, tau=1.2)
+    w = np.random.default_rng(0).dirichlet(np.ones(6))
+    expected = 0.3 * (w @ w)
+    for i in range(10):
+        for j in range(i + 1, 10):
+            diff = probabilities[i] - probabilities[j]
+            if y[i] == y[j]:
+                expected += ((diff**2).sum(axis=1) * w**2).sum()
+            else:
+                expected += max(0.0, 1.2 - np.abs(diff).sum(axis=1) @ w) ** 2
+    assert problem.objective(w) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_gradient_matches_finite_differences(seed):
+    probabilities, y = random_tree_probabilities(14, 8, 3, seed=seed)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=0.5, tau=1.0)
+    rng = np.random.default_rng(seed)
+    w = rng.dirichlet(np.ones(8))
+    h = 1e-6
+    numeric = np.array(
+        [(problem.objective(w + h * e) - problem.objective(w - h * e)) / (2 * h) for e in np.eye(8)]
+    )
+    np.testing.assert_allclose(problem.gradient(w), numeric, rtol=1e-6, atol=1e-7)
+
+
+def test_printed_gradient_is_not_the_gradient():
+    """Eq. (78) as printed uses S_ij^2: it differs wherever a hinge is active with S_ij != 1."""
+    probabilities, y = random_tree_probabilities(14, 8, 3, seed=5)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=0.5, tau=1.5)
+    w = np.full(8, 1 / 8)
+    slacks = problem.slacks(w)
+    assert np.any(slacks > 0)
+    expected = 2 * problem.quadratic * w - 2 * (np.where(slacks > 0, slacks**2, 0) @ problem.stats.q)
+    np.testing.assert_allclose(problem.printed_gradient(w), expected)
+    assert not np.allclose(problem.printed_gradient(w), problem.gradient(w))
+
+
+def test_duality_gap_bounds_the_suboptimality():
+    probabilities, y = random_tree_probabilities(14, 8, 3, seed=2)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=0.5, tau=1.0)
+    w = np.random.default_rng(1).dirichlet(np.ones(8))
+    from disdf.weights import solve_weights
+
+    optimum = solve_weights(problem, "frank_wolfe_away", tol=1e-10).objective
+    assert problem.objective(w) - optimum <= problem.duality_gap(w) + 1e-12
+
+
+@pytest.mark.parametrize(("lambda_", "tau"), [(-0.1, 1.0), (np.nan, 1.0), (1.0, 0.0), (1.0, -1.0)])
+def test_invalid_lambda_or_tau_is_refused(lambda_, tau):
+    probabilities, y = random_tree_probabilities(6, 3, 2, seed=0)
+    stats = PairStatistics.from_tree_probabilities(probabilities, y)
+    name = "lambda_" if not (lambda_ >= 0) else "tau"
+    with pytest.raises(ValueError, match=name):
+        WeightProblem(stats, lambda_, tau)
