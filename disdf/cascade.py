@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state, check_scalar
 from sklearn.utils.multiclass import check_classification_targets
@@ -88,7 +88,7 @@ def out_of_fold_vectors(
     """One forest's out-of-fold class vectors of the n training examples, eq. (41)."""
     n_classes = held_out[0].shape[2]
     vectors = np.empty((n, n_classes))
-    for (_, test), probabilities, w in zip(folds, held_out, weights):
+    for (_, test), probabilities, w in zip(folds, held_out, weights, strict=True):
         vectors[test] = weighted_sum(probabilities, w)
     return vectors
 
@@ -98,7 +98,7 @@ def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
     return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
 
 
-class CascadeForestClassifier(ClassifierMixin, BaseEstimator):
+class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     """gcForest cascade forest (the paper's baseline, "gcF").
 
     Parameters
@@ -273,8 +273,16 @@ class CascadeForestClassifier(ClassifierMixin, BaseEstimator):
         n_classes = len(self.classes_)
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_fit_fold_model)(
-                kind, params, features, y_code, train, test,
-                self.n_trees, int(forest_seeds[m, k]), tree_params, n_classes,
+                kind,
+                params,
+                features,
+                y_code,
+                train,
+                test,
+                self.n_trees,
+                int(forest_seeds[m, k]),
+                tree_params,
+                n_classes,
             )
             for m, (kind, params) in enumerate(specs)
             for k, (train, test) in enumerate(folds)
@@ -315,4 +323,5 @@ class CascadeForestClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Class with the largest sum of the last level's class vectors."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

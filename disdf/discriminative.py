@@ -11,7 +11,14 @@ from joblib import Parallel, delayed
 from sklearn.utils import check_scalar
 
 from disdf.cascade import CascadeForestClassifier, LevelFit, level_accuracy, out_of_fold_vectors
-from disdf.weights import SOLVERS, PairStatistics, WeightProblem, WeightSolution, solve_weights
+from disdf.weights import (
+    SOLVERS,
+    PairStatistics,
+    WeightProblem,
+    WeightSolution,
+    check_solver_options,
+    solve_weights,
+)
 
 #: Grid searched per level when ``tune=True``: lambda spans "the hinge decides"
 #: (small) to "nearly uniform, like gcForest" (large); tau spans the range
@@ -123,6 +130,7 @@ class DisDFClassifier(CascadeForestClassifier):
             raise ValueError(f"Unknown solver {self.solver!r}; expected one of {sorted(SOLVERS)}")
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
             raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
+        check_solver_options(self.solver, self.solver_options or {})
         self._validated_grid()
         return specs
 
@@ -155,7 +163,7 @@ class DisDFClassifier(CascadeForestClassifier):
         for lambda_, tau in self._validated_grid():
             solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(solve_weights)(WeightProblem(s, lambda_, tau), self.solver, w0=w0, **options)
-                for s, w0 in zip(stats, previous)
+                for s, w0 in zip(stats, previous, strict=True)
             )
             previous = [solution.w for solution in solutions]
             weights = self._by_forest([s.w for s in solutions], len(fit.held_out))

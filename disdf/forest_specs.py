@@ -50,7 +50,9 @@ def parse_forest_specs(forests: Sequence[str | Mapping[str, Any]] | None) -> lis
             params = dict(spec)
             kind = params.pop("kind")
         else:
-            raise ValueError(f"forests[{position}] = {spec!r} is not a forest spec: use a name or a dict with 'kind'")
+            raise ValueError(
+                f"forests[{position}] = {spec!r} is not a forest spec: use a name or a dict with 'kind'"
+            )
         if kind not in FOREST_KINDS:
             raise ValueError(
                 f"Unknown forest spec {kind!r} at forests[{position}]; expected one of {sorted(FOREST_KINDS)}"

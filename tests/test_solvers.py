@@ -112,7 +112,9 @@ def degenerate_problems():
 
 
 @pytest.mark.parametrize("solver", ["frank_wolfe_away", "frank_wolfe", "qp"])
-@pytest.mark.parametrize(("name", "stats"), list(degenerate_problems()), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("name", "stats"), list(degenerate_problems()), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_degenerate_problems_give_simplex_weights(solver, name, stats, recwarn):
     for lambda_, tau in [(1.0, 1.0), (0.0, 1.0), (1.0, 1e-9)]:  # tau ~ 0: every hinge inactive
         problem = WeightProblem(stats, lambda_, tau)

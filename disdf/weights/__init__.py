@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +41,18 @@ SOLVERS: dict[str, Callable[..., WeightSolution]] = {
 WARM_STARTABLE = frozenset({"frank_wolfe_away", "frank_wolfe"})
 
 
+def check_solver_options(solver: str, options: Mapping[str, Any]) -> None:
+    """Raise ValueError naming any option the solver does not take."""
+    if solver not in SOLVERS:
+        raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(SOLVERS)}")
+    accepted = set(inspect.signature(SOLVERS[solver]).parameters) - {"problem", "w0"}
+    unknown = sorted(set(options) - accepted)
+    if unknown:
+        raise ValueError(
+            f"Invalid solver_options {unknown} for solver {solver!r}; it accepts {sorted(accepted)}"
+        )
+
+
 def solve_weights(
     problem: WeightProblem,
     solver: str = "frank_wolfe_away",
@@ -50,22 +64,19 @@ def solve_weights(
     ``options`` are passed to the solver (``tol``, ``max_iter``, ``gradient``,
     ``qp_solver``); ``w0`` warm-starts the solvers that support it.
     """
-    if solver not in SOLVERS:
-        raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(SOLVERS)}")
+    check_solver_options(solver, options)
     if w0 is not None and solver in WARM_STARTABLE:
         options["w0"] = w0
-    try:
-        return SOLVERS[solver](problem, **options)
-    except TypeError as exc:
-        raise ValueError(f"Invalid solver_options {sorted(options)} for solver {solver!r}: {exc}") from exc
+    return SOLVERS[solver](problem, **options)
 
 
 __all__ = [
-    "PairStatistics",
     "SOLVERS",
+    "PairStatistics",
     "WeightProblem",
     "WeightSolution",
     "WeightSolverError",
+    "check_solver_options",
     "frank_wolfe",
     "frank_wolfe_away",
     "qp",

@@ -37,7 +37,7 @@ def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
     tree_probabilities : array of shape (n, T, C)
     y : array of shape (n,), class codes
     """
-    n, n_trees, _ = tree_probabilities.shape
+    n_trees = tree_probabilities.shape[1]
     pi = np.zeros(n_trees)
     for label in np.unique(y):
         members = tree_probabilities[y == label]
@@ -63,7 +63,7 @@ def different_class_q(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarr
 
     Returns an array of shape (n_pairs, T); entries lie in [0, 2].
     """
-    n, n_trees, n_classes = tree_probabilities.shape
+    _, n_trees, n_classes = tree_probabilities.shape
     i, j = different_class_pairs(y)
     q = np.empty((len(i), n_trees))
     block = max(1, _PAIR_BLOCK_ELEMENTS // max(1, n_trees * n_classes))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from disdf.weights.problem import WeightProblem
 from disdf.weights.result import WeightSolution, WeightSolverError, project_to_simplex_support
 
