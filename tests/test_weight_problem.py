@@ -89,3 +89,28 @@ def test_invalid_lambda_or_tau_is_refused(lambda_, tau):
     name = "lambda_" if not (lambda_ >= 0) else "tau"
     with pytest.raises(ValueError, match=name):
         WeightProblem(stats, lambda_, tau)
+
+
+def test_quadratic_minimizer_is_the_optimum_when_no_hinge_is_active():
+    probabilities, y = random_tree_probabilities(20, 12, 3, seed=4, accuracy=0.95)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=1.0, tau=0.2)
+    w = problem.quadratic_minimizer()
+    assert np.all(problem.slacks(w) <= 0)
+    assert problem.duality_gap(w) <= 1e-12 * problem.objective(w)
+    np.testing.assert_allclose(w * problem.quadratic, (w * problem.quadratic)[0])
+
+
+def test_quadratic_minimizer_with_free_trees():
+    """lambda = 0 and trees with pi_t = 0: the weight goes to those trees, evenly."""
+    stats = PairStatistics(pi=np.array([0.0, 2.0, 0.0, 1.0]), q=np.zeros((0, 4)), n_examples=3)
+    np.testing.assert_array_equal(WeightProblem(stats, 0.0, 1.0).quadratic_minimizer(), [0.5, 0, 0.5, 0])
+
+
+@pytest.mark.parametrize("tau", [0.3, 1.0, 1.9])  # few, some, most hinges active
+def test_hinge_pull_reads_active_rows_only_but_equals_the_dense_sum(tau):
+    probabilities, y = random_tree_probabilities(30, 10, 2, seed=6)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=1.0, tau=tau)
+    slacks = problem.slacks(np.full(10, 0.1))
+    np.testing.assert_allclose(
+        problem.hinge_pull(slacks), np.maximum(slacks, 0) @ problem.stats.q, atol=1e-12
+    )

@@ -1,0 +1,108 @@
+"""Benchmark the weight solvers: time, objective and gap to the optimum.
+
+Writes ``results/bench/solvers.csv``: one row per (instance, T, n, C, solver).
+Instances are weight problems of eq. (70)-(72) for T in {100, 1000} trees,
+n in {40, 120} held-out examples and C in {2, 10} classes, of two kinds:
+
+* ``forest``: a random forest trained on 80 examples of a scikit-learn dataset
+  (breast cancer for C = 2, digits for C = 10) predicting n other examples,
+  i.e. the problem DisDF really solves;
+* ``synthetic``: :func:`disdf.weights.synthetic.random_pair_statistics`.
+
+``excess`` is (J - J*) / J*, J* being the best objective any solver reached;
+``speedup_vs_qp`` is the qp time over the solver's time.
+
+Usage: python scripts/bench_solvers.py [--out results/bench/solvers.csv] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.ensemble import RandomForestClassifier
+
+from disdf.tree_probabilities import LeafTable
+from disdf.weights import PairStatistics, WeightProblem, solve_weights
+from disdf.weights.synthetic import random_pair_statistics
+
+LAMBDA, TAU = 1.0, 1.5
+SOLVER_RUNS = [
+    ("qp", "qp", {}),
+    ("frank_wolfe_100", "frank_wolfe", {"max_iter": 100}),
+    ("frank_wolfe_1000", "frank_wolfe", {"max_iter": 1000}),
+    ("frank_wolfe_away", "frank_wolfe_away", {"tol": 1e-6}),
+]
+
+
+def forest_statistics(n: int, n_trees: int, n_classes: int, seed: int = 0) -> PairStatistics:
+    X, y = (load_breast_cancer if n_classes == 2 else load_digits)(return_X_y=True)
+    order = np.random.default_rng(seed).permutation(len(y))
+    train, held_out = order[:80], order[80 : 80 + n]
+    forest = RandomForestClassifier(n_estimators=n_trees, random_state=seed).fit(X[train], y[train])
+    probabilities = LeafTable(forest, n_classes).probabilities(X[held_out])
+    return PairStatistics.from_tree_probabilities(probabilities, y[held_out])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("results/bench/solvers.csv"))
+    parser.add_argument("--quick", action="store_true", help="T=100 only (a smoke run)")
+    args = parser.parse_args()
+
+    rows = []
+    for kind in ("forest", "synthetic"):
+        for n_trees in (100,) if args.quick else (100, 1000):
+            for n in (40, 120):
+                for n_classes in (2, 10):
+                    if kind == "forest":
+                        stats = forest_statistics(n, n_trees, n_classes)
+                    else:
+                        stats = random_pair_statistics(n, n_trees, n_classes, seed=0)
+                    problem = WeightProblem(stats, LAMBDA, TAU)
+                    block = []
+                    for label, solver, options in SOLVER_RUNS:
+                        solution = solve_weights(problem, solver, **options)
+                        block.append(
+                            {
+                                "instance": kind,
+                                "T": n_trees,
+                                "n": n,
+                                "C": n_classes,
+                                "n_pairs": stats.n_pairs,
+                                "lambda": LAMBDA,
+                                "tau": TAU,
+                                "solver": label,
+                                "seconds": solution.seconds,
+                                "objective": solution.objective,
+                                "relative_gap": solution.relative_gap,
+                                "n_iter": solution.n_iter,
+                                "status": solution.status,
+                            }
+                        )
+                        print(
+                            f"{kind:9s} T={n_trees:4d} n={n:3d} C={n_classes:2d} {label:17s} "
+                            f"{solution.seconds:8.3f}s J={solution.objective:.6g}",
+                            flush=True,
+                        )
+                    best = min(row["objective"] for row in block)
+                    qp_seconds = block[0]["seconds"]
+                    for row in block:
+                        row["excess"] = (row["objective"] - best) / best if best > 0 else 0.0
+                        row["speedup_vs_qp"] = qp_seconds / row["seconds"]
+                    rows.extend(block)
+    frame = pd.DataFrame(rows)
+    frame["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out, index=False)
+    away = frame[frame.solver == "frank_wolfe_away"]
+    print(f"\nwrote {args.out}")
+    print(away[["instance", "T", "n", "C", "seconds", "excess", "speedup_vs_qp"]].to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
