@@ -36,6 +36,7 @@ SOLVER_RUNS = [
     ("frank_wolfe_100", "frank_wolfe", {"max_iter": 100}),
     ("frank_wolfe_1000", "frank_wolfe", {"max_iter": 1000}),
     ("frank_wolfe_away", "frank_wolfe_away", {"tol": 1e-6}),
+    ("frank_wolfe_away_no_newton", "frank_wolfe_away", {"tol": 1e-6, "newton_every": 0}),
 ]
 
 
@@ -85,7 +86,7 @@ def main() -> None:
                             }
                         )
                         print(
-                            f"{kind:9s} T={n_trees:4d} n={n:3d} C={n_classes:2d} {label:17s} "
+                            f"{kind:9s} T={n_trees:4d} n={n:3d} C={n_classes:2d} {label:26s} "
                             f"{solution.seconds:8.3f}s J={solution.objective:.6g}",
                             flush=True,
                         )
@@ -99,9 +100,10 @@ def main() -> None:
     frame["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out, index=False)
-    away = frame[frame.solver == "frank_wolfe_away"]
+    away = frame[frame.solver.str.startswith("frank_wolfe_away")]
     print(f"\nwrote {args.out}")
-    print(away[["instance", "T", "n", "C", "seconds", "excess", "speedup_vs_qp"]].to_string(index=False))
+    columns = ["instance", "T", "n", "C", "solver", "seconds", "n_iter", "excess", "speedup_vs_qp"]
+    print(away[columns].to_string(index=False))
 
 
 if __name__ == "__main__":

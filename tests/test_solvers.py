@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from disdf.weights import PairStatistics, WeightProblem, WeightSolverError, solve_weights
-from disdf.weights.frank_wolfe import exact_line_search
+from disdf.weights.frank_wolfe import exact_line_search, project_to_simplex
 from disdf.weights.synthetic import random_pair_statistics
 
 # (n examples, T trees, C classes, lambda, tau, tree accuracy)
@@ -40,9 +40,10 @@ def test_qp_is_optimal_by_its_duality_gap(instance):
     assert exact.relative_gap < 1e-5
 
 
-def test_away_step_reaches_the_qp_optimum(instance):
+@pytest.mark.parametrize("newton_every", [20, 0], ids=["with-newton-steps", "plain"])
+def test_away_step_reaches_the_qp_optimum(instance, newton_every):
     problem, exact = instance
-    solution = solve_weights(problem, "frank_wolfe_away", tol=1e-6)
+    solution = solve_weights(problem, "frank_wolfe_away", tol=1e-6, newton_every=newton_every)
     assert_on_simplex(solution.w, problem.n_trees)
     assert solution.status == "converged"
     assert solution.relative_gap <= 1e-6
@@ -159,3 +160,13 @@ def test_unknown_solver_and_options_are_refused():
         solve_weights(problem, "qp", qp_solver="GUROBI")
     with pytest.raises(ValueError, match="gradient"):
         solve_weights(problem, "frank_wolfe", gradient="paper")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_projection_onto_the_simplex_is_the_closest_point(seed):
+    rng = np.random.default_rng(seed)
+    v = rng.normal(scale=0.5, size=12)
+    p = project_to_simplex(v)
+    assert_on_simplex(p, 12)
+    others = rng.dirichlet(np.ones(12) * 0.3, size=2000)
+    assert np.linalg.norm(v - p) <= np.linalg.norm(v - others, axis=1).min() + 1e-12

@@ -5,7 +5,12 @@
   for a fixed number S of iterations.
 * :func:`frank_wolfe_away` adds away steps and an exact line search, which
   gives linear convergence on this strongly convex problem (Lacoste-Julien &
-  Jaggi, 2015), and stops on the duality gap.
+  Jaggi, 2015), and stops on the duality gap. Every ``newton_every``
+  iterations it also tries a step towards the exact minimiser of J on the
+  current support and set of active hinges (:func:`support_newton_target`);
+  the step is line-searched and kept feasible, so the duality-gap certificate
+  is unchanged, but the iterations needed drop from thousands to tens when
+  the optimum has many trees in its support.
 
 Both keep ``Qw = Q @ w`` up to date incrementally: a step towards or away from
 a vertex changes it by ``gamma * (Q[:, t] - Qw)``, O(n_pairs) instead of
@@ -17,6 +22,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.linalg
 
 from disdf.weights.problem import WeightProblem
 from disdf.weights.result import WeightSolution
@@ -89,11 +95,53 @@ def exact_line_search(
     return float(min(max(-intercept[k] / slope[k], left[k]), right[k]))
 
 
+def support_newton_target(problem: WeightProblem, w: np.ndarray, slacks: np.ndarray) -> np.ndarray:
+    """The minimiser of J on the support of w with the active hinges fixed, projected on the simplex.
+
+    On the support S, with A the pairs whose hinge is active (S_ij > 0), J is
+    the quadratic sum_S c_t w_t^2 + ||tau - Q_AS w_S||^2; its minimiser on
+    sum w = 1 solves (C + Q_AS^T Q_AS) w = tau Q_AS^T 1 + (nu / 2) 1. The
+    system is solved with the Woodbury identity when |A| < |S| and C > 0
+    (C is diagonal), else directly.
+    """
+    support = np.flatnonzero(w > 0)
+    active = np.flatnonzero(slacks > 0)
+    c = problem.quadratic[support]
+    q_as = problem.stats.q[np.ix_(active, support)]
+    rhs = np.stack([problem.tau * q_as.sum(axis=0), np.ones(support.size)], axis=1)
+    if active.size < support.size and np.all(c > 0):
+        c_inv_rhs = rhs / c[:, None]
+        capacitance = np.eye(active.size) + (q_as / c) @ q_as.T
+        correction = scipy.linalg.solve(capacitance, q_as @ c_inv_rhs, assume_a="pos")
+        solved = c_inv_rhs - (q_as.T @ correction) / c[:, None]
+    else:
+        system = q_as.T @ q_as
+        system[np.diag_indices_from(system)] += c
+        solved = scipy.linalg.lstsq(system, rhs)[0]
+    a, b = solved[:, 0], solved[:, 1]
+    target = a + (1.0 - a.sum()) / b.sum() * b
+    # The minimiser may leave the simplex; its projection zeroes every such
+    # coordinate at once, and the segment from w to it stays feasible.
+    projected = np.zeros_like(w)
+    projected[support] = project_to_simplex(target)
+    return projected
+
+
+def project_to_simplex(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection onto the unit simplex (Held, Wolfe & Crowder; sort-based)."""
+    u = np.sort(v)[::-1]
+    cumulative = np.cumsum(u) - 1.0
+    index = np.arange(1, v.size + 1)
+    rho = np.flatnonzero(u - cumulative / index > 0)[-1]
+    return np.maximum(v - cumulative[rho] / (rho + 1), 0.0)
+
+
 def frank_wolfe_away(
     problem: WeightProblem,
     *,
     tol: float = 1e-6,
     max_iter: int = 20_000,
+    newton_every: int = 20,
     w0: np.ndarray | None = None,
 ) -> WeightSolution:
     """Away-step Frank-Wolfe with exact line search (the default solver).
@@ -101,7 +149,8 @@ def frank_wolfe_away(
     Stops when the duality gap is at most ``tol * J(w)`` (a relative bound on
     the distance to the optimum) or after ``max_iter`` iterations. Without a
     warm start ``w0`` it starts from the minimiser of the quadratic part,
-    which is already optimal when no hinge is active there.
+    which is already optimal when no hinge is active there. ``newton_every=0``
+    gives plain away-step Frank-Wolfe.
     """
     start = time.perf_counter()
     q = problem.stats.q
@@ -111,6 +160,7 @@ def frank_wolfe_away(
     status = "max_iter"
     gap = np.inf
     n_iter = 0
+    next_newton, interval = 0, newton_every
     for n_iter in range(max_iter + 1):
         if n_iter % _REFRESH_EVERY == 0:
             qw = q @ w
@@ -126,6 +176,24 @@ def frank_wolfe_away(
             break
         if n_iter == max_iter:
             break
+        if newton_every and n_iter >= next_newton:
+            target = support_newton_target(problem, w, slacks)
+            direction = target - w
+            q_direction = q @ direction
+            gamma = exact_line_search(c, w, direction, slacks, q_direction, 1.0)
+            # A full step means the support and active set were nearly right:
+            # try again soon. A short one: let Frank-Wolfe work for longer first.
+            interval = newton_every if gamma >= 1.0 else 2 * interval
+            next_newton = n_iter + interval
+            if gamma >= 1.0:
+                w = target
+                qw = q @ w
+                continue
+            if gamma > 0.0:
+                w += gamma * direction
+                qw += gamma * q_direction
+                np.maximum(w, 0.0, out=w)
+                continue
         support = np.flatnonzero(w > 0)
         away = int(support[np.argmax(grad[support])])
         away_gap = float(grad[away]) - grad_w
