@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from disdf.weights import PairStatistics, WeightProblem, WeightSolverError, solve_weights
-from disdf.weights.frank_wolfe import exact_line_search, project_to_simplex
+from disdf.weights.frank_wolfe_solvers import exact_line_search, project_to_simplex
 from disdf.weights.synthetic import random_pair_statistics
 
 # (n examples, T trees, C classes, lambda, tau, tree accuracy)

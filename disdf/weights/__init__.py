@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from disdf.weights.frank_wolfe import frank_wolfe, frank_wolfe_away
+from disdf.weights.frank_wolfe_solvers import frank_wolfe, frank_wolfe_away
 from disdf.weights.problem import PairStatistics, WeightProblem
-from disdf.weights.qp import qp
+from disdf.weights.qp_solver import qp
 from disdf.weights.result import WeightSolution, WeightSolverError
 
 

@@ -117,7 +117,12 @@ def support_newton_target(problem: WeightProblem, w: np.ndarray, slacks: np.ndar
     else:
         system = q_as.T @ q_as
         system[np.diag_indices_from(system)] += c
-        solved = scipy.linalg.lstsq(system, rhs)[0]
+        try:
+            solved = scipy.linalg.solve(system, rhs, assume_a="pos")
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
+            # Singular only when some pi_t + lambda = 0 (lambda = 0 and a tree
+            # that never separates a same-class pair); any solution will do.
+            solved = scipy.linalg.lstsq(system, rhs)[0]
     a, b = solved[:, 0], solved[:, 1]
     target = a + (1.0 - a.sum()) / b.sum() * b
     # The minimiser may leave the simplex; its projection zeroes every such
