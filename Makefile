@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench reproduce clean
+.PHONY: install test lint format bench reproduce reproduce-quick tables figures clean
 
 install: $(VENV)/.installed
 
@@ -21,19 +21,35 @@ test: install
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -ra
 
 lint: install
-	$(BIN)/ruff check disdf tests scripts
-	$(BIN)/ruff format --check disdf tests scripts
+	$(BIN)/ruff check disdf experiments tests scripts
+	$(BIN)/ruff format --check disdf experiments tests scripts
 
 format: install
-	$(BIN)/ruff format disdf tests scripts
-	$(BIN)/ruff check --fix disdf tests scripts
+	$(BIN)/ruff format disdf experiments tests scripts
+	$(BIN)/ruff check --fix disdf experiments tests scripts
 
 bench: install
 	$(BIN)/python scripts/bench_solvers.py
 
+# The paper's protocol: four tables, 100 repetitions (resumes where a previous run stopped).
 reproduce: install
-	@echo "make reproduce: the paper's tables are not wired up yet (issue #3, the experiment runner)." >&2
-	@exit 2
+	$(BIN)/python -m experiments.run experiment=paper
+	$(MAKE) figures RESULTS=results
+
+# The whole pipeline on all four datasets in minutes, under results/quick/.
+reproduce-quick: install
+	$(BIN)/python -m experiments.run experiment=quick
+	$(MAKE) figures RESULTS=results/quick
+
+RESULTS ?= results
+EXPERIMENT ?= paper
+tables: install
+	$(BIN)/python -m experiments.tables experiment=$(EXPERIMENT)
+
+figures: install
+	$(BIN)/python scripts/plot_accuracy_vs_T.py --results $(RESULTS)
+	$(BIN)/python scripts/plot_ours_vs_paper.py --results $(RESULTS)
+	$(BIN)/python scripts/plot_difference_heatmap.py --results $(RESULTS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -12,7 +12,7 @@ def shared_data_dir() -> Path | None:
     return Path(chosen) if chosen and Path(chosen).is_dir() else None
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def data_dir() -> Path:
     path = shared_data_dir()
     if path is None:

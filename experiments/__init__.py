@@ -1,0 +1,1 @@
+"""Hydra runners that reproduce the paper's tables with the disdf library."""

@@ -1,0 +1,99 @@
+"""The paper's protocol (section 6): seeds, splits and the units of work.
+
+A unit is one (dataset, N, T, method, repetition). The split and the
+estimator's seed depend only on (dataset, N, repetition, protocol seed), so
+every T and both methods see the same examples (a paired design) and gcForest
+and DisDF grow the same first-level trees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+
+from disdf.datasets import load_dataset, load_mnist
+
+METHODS = ("gcforest", "disdf")
+
+
+@dataclass(frozen=True)
+class Unit:
+    dataset: str
+    N: int
+    T: int
+    method: str
+    repetition: int
+
+    @property
+    def key(self) -> tuple:
+        return (self.dataset, self.N, self.T, self.method, self.repetition)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Where a dataset's training and test examples are drawn from."""
+
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray | None = None  # None: draw test examples from the training pool
+    y_test: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Split:
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+
+
+def load_pool(name: str, data_dir: str | None) -> Pool:
+    """MNIST: train from its training split, test from its test split; UCI: one pool."""
+    if name == "mnist":
+        mnist = load_mnist(data_dir)
+        return Pool(mnist["X_train"], mnist["y_train"], mnist["X_test"], mnist["y_test"])
+    X, y = load_dataset(name, data_dir)
+    return Pool(X, y)
+
+
+def test_size(N: int, test_fraction: float) -> int:
+    """round(2N/3) test examples for the paper's test_fraction = 2/3."""
+    return round(test_fraction * N)
+
+
+def split_seed(dataset: str, N: int, repetition: int, base_seed: int) -> int:
+    """A 31-bit seed derived from (dataset, N, repetition, base seed), stable across runs and machines."""
+    digest = hashlib.sha256(f"{dataset}|{N}|{repetition}|{base_seed}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+def draw_split(pool: Pool, N: int, n_test: int, seed: int, dataset: str = "dataset") -> Split:
+    """N training and n_test test examples, without replacement."""
+    rng = np.random.default_rng(seed)
+    if pool.X_test is None:
+        if N + n_test > len(pool.y_train):
+            raise ValueError(
+                f"{dataset}: N={N} training + {n_test} test examples exceed its {len(pool.y_train)} examples"
+            )
+        order = rng.permutation(len(pool.y_train))
+        train, test = order[:N], order[N : N + n_test]
+        return Split(pool.X_train[train], pool.y_train[train], pool.X_train[test], pool.y_train[test])
+    if N > len(pool.y_train) or n_test > len(pool.y_test):
+        raise ValueError(
+            f"{dataset}: N={N} / {n_test} test examples exceed its {len(pool.y_train)} training / "
+            f"{len(pool.y_test)} test examples"
+        )
+    train = rng.choice(len(pool.y_train), size=N, replace=False)
+    test = rng.choice(len(pool.y_test), size=n_test, replace=False)
+    return Split(pool.X_train[train], pool.y_train[train], pool.X_test[test], pool.y_test[test])
+
+
+def all_units(datasets, Ns, Ts, methods, repetitions: int) -> list[Unit]:
+    """Every unit, ordered so that a split's units are adjacent (repetition-major)."""
+    return [
+        Unit(dataset, N, T, method, r)
+        for dataset, r, N, T, method in product(datasets, range(repetitions), Ns, Ts, methods)
+    ]

@@ -1,0 +1,148 @@
+"""Run the protocol: every unit not yet recorded, in parallel, then tables and report.
+
+    python -m experiments.run experiment=table_ecoli
+    python -m experiments.run experiment=paper protocol.repetitions=10 model.lambda_=0.1
+    python -m experiments.run -m experiment=smoke model.tau=0.5,1.0
+
+Completed units are appended to ``<output_dir>/raw/<dataset>.jsonl`` as they
+finish; a re-run skips them, so an interrupted run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import hydra
+from joblib import Parallel, delayed, effective_n_jobs
+from omegaconf import DictConfig, OmegaConf
+from tqdm import tqdm
+
+import disdf
+from experiments import config as _config  # noqa: F401 - registers the schema
+from experiments.protocol import all_units, draw_split, load_pool, split_seed, test_size
+from experiments.records import RecordStore
+from experiments.unit import run_unit
+
+CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
+
+
+def result_config(cfg: DictConfig) -> dict:
+    """The part of the config that can change a unit's result (not the grid, not the runtime)."""
+    return {
+        "model": OmegaConf.to_container(cfg.model, resolve=True),
+        "solver": OmegaConf.to_container(cfg.solver, resolve=True),
+        "test_fraction": cfg.protocol.test_fraction,
+        "seed": cfg.protocol.seed,
+    }
+
+
+def config_hash(cfg: DictConfig) -> str:
+    return hashlib.sha256(json.dumps(result_config(cfg), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def run_datasets(cfg: DictConfig) -> list[str]:
+    return list(cfg.datasets) or [cfg.dataset.name]
+
+
+def methods(cfg: DictConfig) -> list[str]:
+    if cfg.model.name not in ("gcforest", "disdf"):
+        raise ValueError(f"model.name must be 'gcforest' or 'disdf'; got {cfg.model.name!r}")
+    return ["gcforest", "disdf"] if cfg.model.name == "disdf" else ["gcforest"]
+
+
+def check_protocol(cfg: DictConfig) -> None:
+    protocol = cfg.protocol
+    if protocol.repetitions <= 0:
+        raise ValueError(f"protocol.repetitions must be > 0; got {protocol.repetitions}")
+    for name in ("Ns", "Ts"):
+        values = list(protocol[name])
+        if not values or min(values) <= 0:
+            raise ValueError(f"protocol.{name} must be a non-empty list of positive integers; got {values}")
+    if not 0 < protocol.test_fraction:
+        raise ValueError(f"protocol.test_fraction must be > 0; got {protocol.test_fraction}")
+
+
+def run_units(cfg: DictConfig) -> dict:
+    """Run every missing unit; return a summary of the run."""
+    check_protocol(cfg)
+    output = Path(cfg.runtime.output_dir)
+    store = RecordStore(output / "raw")
+    digest = config_hash(cfg)
+    datasets = run_datasets(cfg)
+    units = all_units(
+        datasets, list(cfg.protocol.Ns), list(cfg.protocol.Ts), methods(cfg), cfg.protocol.repetitions
+    )
+    done = set().union(*(store.completed(d, digest) for d in datasets))
+    todo = [unit for unit in units if unit.key not in done]
+    print(
+        f"{cfg.experiment_name}: {len(units)} units, {len(done & {u.key for u in units})} already recorded, "
+        f"{len(todo)} to run (config {digest}, output {output})"
+    )
+
+    pools = {name: load_pool(name, cfg.data.dir) for name in sorted({u.dataset for u in todo})}
+    model = OmegaConf.to_container(cfg.model, resolve=True)
+    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    context = {"config_hash": digest, "version": disdf.__version__}
+
+    def job(unit):
+        seed = split_seed(unit.dataset, unit.N, unit.repetition, cfg.protocol.seed)
+        n_test = test_size(unit.N, cfg.protocol.test_fraction)
+        split = draw_split(pools[unit.dataset], unit.N, n_test, seed, unit.dataset)
+        return delayed(run_unit)(unit, split, model, solver, seed, context)
+
+    # Fail on an impossible split now, before hours of work.
+    for unit in todo:
+        draw_split(
+            pools[unit.dataset], unit.N, test_size(unit.N, cfg.protocol.test_fraction), 0, unit.dataset
+        )
+
+    started = time.time()
+    completed = 0
+    interrupted = False
+    if todo:
+        output.mkdir(parents=True, exist_ok=True)
+        results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator_unordered")(job(u) for u in todo)
+        try:
+            with tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar:
+                for record in results:
+                    store.append(record)
+                    completed += 1
+                    bar.update(1)
+        except KeyboardInterrupt:
+            interrupted = True
+            print(f"\nInterrupted: {completed} units of this run are saved; run the same command to resume.")
+    summary = {
+        "experiment": cfg.experiment_name,
+        "config_hash": digest,
+        "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "wall_seconds": round(time.time() - started, 1),
+        "units_run": completed,
+        "units_total": len(units),
+        "interrupted": interrupted,
+        "n_jobs": effective_n_jobs(cfg.runtime.n_jobs),
+        "machine": f"{platform.node()} {platform.machine()} {platform.processor()}".strip(),
+        "version": disdf.__version__,
+    }
+    if completed:
+        with open(output / "runs.jsonl", "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(summary, sort_keys=True) + "\n")
+    return summary
+
+
+@hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")
+def main(cfg: DictConfig) -> None:
+    from experiments.tables import write_outputs
+
+    summary = run_units(cfg)
+    if summary["interrupted"]:
+        raise SystemExit(130)
+    write_outputs(cfg)
+
+
+if __name__ == "__main__":
+    main()

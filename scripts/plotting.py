@@ -1,0 +1,36 @@
+"""Shared helpers of the plot scripts: read the tables' CSVs, save a figure."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+
+METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}
+
+
+def parse_results_dir(description: str) -> Path:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--results", type=Path, default=Path("results"), help="output dir of a run")
+    return parser.parse_args().results
+
+
+def read_cells(results: Path) -> pd.DataFrame:
+    """Every dataset's cell table (results/tables/<dataset>.csv) in one frame."""
+    paths = sorted((results / "tables").glob("*.csv"))
+    if not paths:
+        raise SystemExit(f"No tables under {results / 'tables'}: run `make tables` (or a run) first.")
+    return pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
+
+
+def save(figure: plt.Figure, results: Path, name: str) -> None:
+    out = results / "figures" / name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    print(f"wrote {out}")

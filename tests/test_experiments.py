@@ -1,0 +1,170 @@
+"""The Hydra experiment runner: config composition, an end-to-end run, resume, statistics."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from scipy import stats
+
+from experiments.protocol import Pool, draw_split, split_seed
+from experiments.records import RecordStore
+from experiments.run import CONFIG_PATH, run_units
+from experiments.stats import holm, mean_ci, paired_wilcoxon
+from experiments.tables import write_outputs
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENTS = {
+    "table_parkinsons": ["parkinsons"],
+    "table_ecoli": ["ecoli"],
+    "table_ionosphere": ["ionosphere"],
+    "table_mnist": ["mnist"],
+    "paper": ["parkinsons", "ecoli", "ionosphere", "mnist"],
+    "quick": ["parkinsons", "ecoli", "ionosphere", "mnist"],
+    "smoke": ["ionosphere", "ecoli"],
+}
+TIMING = ("fit_seconds", "predict_seconds", "solver_seconds")
+
+
+def make_config(*overrides):
+    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
+        return compose("config", overrides=list(overrides))
+
+
+@pytest.mark.parametrize("experiment", sorted(EXPERIMENTS))
+def test_every_experiment_composes(experiment):
+    cfg = make_config(f"experiment={experiment}")
+    assert list(cfg.datasets) == EXPERIMENTS[experiment]
+    assert cfg.experiment_name == experiment
+    if experiment.startswith("table_") or experiment == "paper":
+        assert list(cfg.protocol.Ns) == [50, 80, 100, 120]
+        assert list(cfg.protocol.Ts) == [100, 400, 700, 1000]
+        assert cfg.protocol.repetitions == 100
+        assert cfg.protocol.test_fraction == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("group", ["dataset=ecoli", "model=gcforest", "solver=qp", "solver=frank_wolfe"])
+def test_groups_and_overrides_compose(group):
+    cfg = make_config(group, "model.lambda_=0.1", "protocol.repetitions=10")
+    assert cfg.model.lambda_ == 0.1 and cfg.protocol.repetitions == 10
+
+
+@pytest.mark.parametrize(
+    "override", ["model.lamda=0.1", "protocol.repetitions=ten", "model.tune=maybe", "runtime.njobs=2"]
+)
+def test_typos_and_wrong_types_fail_at_start(override):
+    with pytest.raises(ConfigCompositionException):
+        make_config(override)
+
+
+def smoke_config(output_dir, *overrides):
+    return make_config(
+        "experiment=smoke", f"runtime.output_dir={output_dir}", "runtime.progress=false", *overrides
+    )
+
+
+def strip_timing(records):
+    return sorted(
+        json.dumps({k: v for k, v in r.items() if k not in TIMING}, sort_keys=True) for r in records
+    )
+
+
+def all_records(output_dir):
+    store = RecordStore(Path(output_dir) / "raw")
+    return [r for d in ("ionosphere", "ecoli") for r in store.read(d)]
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory, data_dir):
+    output = tmp_path_factory.mktemp("full")
+    cfg = smoke_config(output, "runtime.n_jobs=2", f"data.dir={data_dir}")
+    summary = run_units(cfg)
+    write_outputs(cfg)
+    return output, summary
+
+
+@pytest.mark.slow
+def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
+    output, summary = uninterrupted
+    assert summary["units_run"] == 2 * 2 * 2  # datasets x methods x repetitions
+    records = all_records(output)
+    assert len(records) == 8
+    assert {r["method"] for r in records} == {"gcforest", "disdf"}
+    assert all(0 <= r["accuracy"] <= 1 and r["n_test"] == 20 for r in records)
+    disdf = [r for r in records if r["method"] == "disdf"]
+    assert all(r["solver_max_relative_gap"] <= 1e-6 for r in disdf)
+    for dataset in ("ionosphere", "ecoli"):
+        for ext in ("md", "csv", "tex"):
+            assert (output / "tables" / f"{dataset}.{ext}").stat().st_size > 0
+    report = (output / "REPORT.md").read_text()
+    assert "repetitions per cell: 2–2" in report and "tune=True" in report
+    for script in ("plot_accuracy_vs_T", "plot_ours_vs_paper", "plot_difference_heatmap"):
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / f"{script}.py"), "--results", str(output)],
+            check=True,
+            capture_output=True,
+        )
+    assert len(list((output / "figures").glob("*.png"))) == 4
+
+
+@pytest.mark.slow
+def test_resume_yields_the_records_of_an_uninterrupted_run(uninterrupted, tmp_path, data_dir):
+    full_output, _ = uninterrupted
+    # First half: one repetition, then a crash that leaves a torn line.
+    first = run_units(
+        smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1", "protocol.repetitions=1")
+    )
+    assert first["units_run"] == 4
+    with open(tmp_path / "raw" / "ecoli.jsonl", "a") as handle:
+        handle.write('{"dataset": "ecoli", "N": 30, "T"')
+    with pytest.warns(UserWarning, match="torn last line"):
+        second = run_units(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1"))
+    assert second["units_run"] == 4
+    again = run_units(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1"))
+    assert again["units_run"] == 0
+    resumed = all_records(tmp_path)
+    assert len(resumed) == 8
+    assert strip_timing(resumed) == strip_timing(all_records(full_output))
+
+
+def test_split_is_seeded_disjoint_and_checked():
+    pool = Pool(np.arange(100.0).reshape(50, 2), np.arange(50) % 2)
+    seed = split_seed("ecoli", 30, 7, 0)
+    assert seed == split_seed("ecoli", 30, 7, 0) != split_seed("ecoli", 30, 8, 0)
+    split = draw_split(pool, 30, 20, seed)
+    assert len(set(split.X_train[:, 0]) | set(split.X_test[:, 0])) == 50
+    with pytest.raises(ValueError, match="ecoli: N=40 training \\+ 20 test examples exceed its 50"):
+        draw_split(pool, 40, 20, seed, "ecoli")
+
+
+def test_mnist_style_pool_draws_test_examples_from_the_test_split():
+    pool = Pool(np.zeros((50, 2)), np.zeros(50), np.ones((30, 2)), np.ones(30))
+    split = draw_split(pool, 10, 7, 1)
+    assert split.X_train.sum() == 0 and split.X_test.shape == (7, 2) and split.X_test.min() == 1
+
+
+def test_holm_matches_the_step_down_definition():
+    p = np.array([0.01, 0.04, 0.03, 0.005, np.nan])
+    np.testing.assert_allclose(holm(p)[:4], [0.03, 0.06, 0.06, 0.02])
+    assert np.isnan(holm(p)[4])
+
+
+def test_ci_and_wilcoxon():
+    values = np.array([0.8, 0.85, 0.9, 0.75, 0.8])
+    mean, half = mean_ci(values)
+    low, high = stats.t.interval(0.95, 4, loc=values.mean(), scale=stats.sem(values))
+    assert mean == pytest.approx(values.mean()) and half == pytest.approx((high - low) / 2)
+    assert paired_wilcoxon(values, values) == 1.0
+    assert paired_wilcoxon(values + np.linspace(0.01, 0.05, 5), values) < 0.1
+
+
+def test_config_hash_ignores_the_grid_but_not_the_model():
+    from experiments.run import config_hash
+
+    base = config_hash(make_config("experiment=paper"))
+    assert config_hash(make_config("experiment=paper", "protocol.repetitions=3", "runtime.n_jobs=1")) == base
+    assert config_hash(make_config("experiment=paper", "model.tau=0.5")) != base
