@@ -40,7 +40,7 @@ def test_altered_file_is_refused_with_both_checksums(data_dir, tmp_path):
 
 def test_missing_file_and_unknown_dataset(tmp_path):
     with pytest.raises(DataFileError, match=r"ionosphere\.csv is missing.*DISDF_DATA_DIR"):
-        load_dataset("ionosphere", tmp_path)
+        load_dataset("ionosphere", tmp_path, download=False)
     with pytest.raises(ValueError, match="Unknown dataset 'iris'"):
         load_dataset("iris", tmp_path)
 

@@ -1,0 +1,86 @@
+"""Fetch a missing dataset file once, into the data directory (see :mod:`disdf.datasets`).
+
+MNIST's four original gzip files come from public mirrors and must match the
+original md5. UCI tables come through ucimlrepo; the rebuilt CSV is checked
+against the published row and class counts and its md5 recorded beside it.
+Every file is written to a temporary name and renamed, so a failed download
+never leaves a partial file behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from disdf.datasets import DATA_DIR_ENV, MNIST_FILES, DataFileError, TableSpec, md5sum
+
+MNIST_MIRRORS = (
+    "https://ossci-datasets.s3.amazonaws.com/mnist/",
+    "https://storage.googleapis.com/cvdf-datasets/mnist/",
+)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _unavailable(path: Path, reason: object) -> DataFileError:
+    return DataFileError(
+        f"Data file {path} is missing and could not be downloaded ({reason}). Without network access, "
+        f"set {DATA_DIR_ENV} to a folder that holds the original files."
+    )
+
+
+def fetch_mnist_file(path: Path) -> None:
+    """Download one original MNIST file into ``path``; its md5 must be the original's."""
+    expected = MNIST_FILES[path.name]
+    errors = []
+    for mirror in MNIST_MIRRORS:
+        try:
+            with urllib.request.urlopen(mirror + path.name, timeout=60) as response:
+                data = response.read()
+        except (urllib.error.URLError, OSError) as exc:
+            errors.append(f"{mirror}: {exc}")
+            continue
+        _atomic_write(path, data)
+        if md5sum(path) == expected:
+            return
+        path.unlink()
+        errors.append(f"{mirror}: md5 mismatch")
+    raise _unavailable(path, "; ".join(errors))
+
+
+def fetch_uci_table(spec: TableSpec, path: Path) -> None:
+    """Rebuild a UCI table with ucimlrepo, check its counts, write it and record its md5."""
+    try:
+        from ucimlrepo import fetch_ucirepo
+
+        dataset = fetch_ucirepo(id=spec.uci_id)
+    except Exception as exc:  # ucimlrepo raises ConnectionError and others without network
+        raise _unavailable(path, f"ucimlrepo, UCI id {spec.uci_id}: {exc}") from exc
+    frame = dataset.data.original
+    if spec.target not in frame.columns:
+        raise DataFileError(
+            f"ucimlrepo's table for UCI id {spec.uci_id} has no column {spec.target!r}; not writing {path}."
+        )
+    counts = frame[spec.target].astype(str).value_counts().to_dict()
+    if len(frame) != spec.n_rows or counts != spec.class_counts:
+        raise DataFileError(
+            f"ucimlrepo returned {len(frame)} rows with classes {counts} for UCI id {spec.uci_id}; "
+            f"expected {spec.n_rows} rows with {spec.class_counts}. Not writing {path}."
+        )
+    _atomic_write(path, frame.to_csv(index=False, lineterminator="\n").encode())
+    path.with_name(path.name + ".md5").write_text(f"{md5sum(path)}  {path.name} (rebuilt by ucimlrepo)\n")
