@@ -49,6 +49,8 @@ class ProtocolConfig:
     Ts: list[int] = field(default_factory=lambda: [100, 400, 700, 1000])
     repetitions: int = 100
     test_fraction: float = 2 / 3
+    #: If N + round(test_fraction N) exceeds a dataset, test on all remaining examples.
+    cap_test_size: bool = True
     seed: int = 0
 
 

@@ -70,13 +70,24 @@ def split_seed(dataset: str, N: int, repetition: int, base_seed: int) -> int:
     return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
 
 
-def draw_split(pool: Pool, N: int, n_test: int, seed: int, dataset: str = "dataset") -> Split:
-    """N training and n_test test examples, without replacement."""
+def draw_split(
+    pool: Pool, N: int, n_test: int, seed: int, dataset: str = "dataset", cap_test: bool = False
+) -> Split:
+    """N training and n_test test examples, without replacement.
+
+    With ``cap_test``, a pool too small for N + n_test gives all its remaining
+    examples to the test set (Parkinsons has 195 examples, so N = 120 leaves
+    75, not round(2N/3) = 80); otherwise that is an error.
+    """
     rng = np.random.default_rng(seed)
     if pool.X_test is None:
-        if N + n_test > len(pool.y_train):
+        available = len(pool.y_train)
+        if cap_test and N < available:
+            n_test = min(n_test, available - N)
+        if N + n_test > available:
             raise ValueError(
-                f"{dataset}: N={N} training + {n_test} test examples exceed its {len(pool.y_train)} examples"
+                f"{dataset}: N={N} training + {n_test} test examples exceed its {available} examples"
+                + ("" if cap_test else " (protocol.cap_test_size=true would test on the remaining ones)")
             )
         order = rng.permutation(len(pool.y_train))
         train, test = order[:N], order[N : N + n_test]

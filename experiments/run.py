@@ -37,6 +37,7 @@ def result_config(cfg: DictConfig) -> dict:
         "model": OmegaConf.to_container(cfg.model, resolve=True),
         "solver": OmegaConf.to_container(cfg.solver, resolve=True),
         "test_fraction": cfg.protocol.test_fraction,
+        "cap_test_size": cfg.protocol.cap_test_size,
         "seed": cfg.protocol.seed,
     }
 
@@ -89,17 +90,17 @@ def run_units(cfg: DictConfig) -> dict:
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     context = {"config_hash": digest, "version": disdf.__version__}
 
+    def unit_split(unit, seed):
+        n_test = test_size(unit.N, cfg.protocol.test_fraction)
+        return draw_split(pools[unit.dataset], unit.N, n_test, seed, unit.dataset, cfg.protocol.cap_test_size)
+
     def job(unit):
         seed = split_seed(unit.dataset, unit.N, unit.repetition, cfg.protocol.seed)
-        n_test = test_size(unit.N, cfg.protocol.test_fraction)
-        split = draw_split(pools[unit.dataset], unit.N, n_test, seed, unit.dataset)
-        return delayed(run_unit)(unit, split, model, solver, seed, context)
+        return delayed(run_unit)(unit, unit_split(unit, seed), model, solver, seed, context)
 
-    # Fail on an impossible split now, before hours of work.
-    for unit in todo:
-        draw_split(
-            pools[unit.dataset], unit.N, test_size(unit.N, cfg.protocol.test_fraction), 0, unit.dataset
-        )
+    # Fail on an impossible split size now, before hours of work (sizes do not depend on the seed).
+    for unit in {(u.dataset, u.N): u for u in todo}.values():
+        unit_split(unit, 0)
 
     started = time.time()
     completed = 0

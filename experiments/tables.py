@@ -48,6 +48,7 @@ def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
                 "n": len(group),
                 "mean": mean,
                 "ci_half": half,
+                "n_test": int(group["n_test"].min()),
             }
         )
     cells = pd.DataFrame(rows)
@@ -137,6 +138,17 @@ def write_tables(cells: pd.DataFrame, tables_dir: Path) -> None:
         )
 
 
+def capped_test_note(cells: pd.DataFrame, cfg: DictConfig) -> list[str]:
+    """Cells whose test set is smaller than round(test_fraction N) because the dataset is too small."""
+    expected = (cells["N"] * cfg.protocol.test_fraction).round().astype(int)
+    capped = cells[cells["n_test"] < expected].drop_duplicates(["dataset", "N"])
+    return [
+        f"- {row.dataset}, N = {row.N}: only {row.n_test} test examples (not {want}): the dataset cannot "
+        "hold both sets, so the test set takes every remaining example."
+        for row, want in zip(capped.itertuples(), expected[capped.index], strict=True)
+    ]
+
+
 def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest: str) -> None:
     runs_path = output_dir / "runs.jsonl"
     runs = (
@@ -167,6 +179,7 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
         f"- Protocol: N ∈ {list(cfg.protocol.Ns)}, T ∈ {list(cfg.protocol.Ts)}, test size "
         f"round({cfg.protocol.test_fraction:.4g}·N), a split per (dataset, N, repetition) shared by every T "
         "and both methods; MNIST draws its test examples from its test split.",
+        *capped_test_note(cells, cfg),
         "- DisDF λ and τ: "
         + (
             f"chosen per level by out-of-fold accuracy on the training examples (tune=True) from "

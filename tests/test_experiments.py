@@ -168,3 +168,13 @@ def test_config_hash_ignores_the_grid_but_not_the_model():
     base = config_hash(make_config("experiment=paper"))
     assert config_hash(make_config("experiment=paper", "protocol.repetitions=3", "runtime.n_jobs=1")) == base
     assert config_hash(make_config("experiment=paper", "model.tau=0.5")) != base
+
+
+def test_test_set_is_capped_only_when_asked():
+    pool = Pool(np.zeros((195, 2)), np.arange(195) % 2)
+    split = draw_split(pool, 120, 80, 3, "parkinsons", cap_test=True)
+    assert len(split.y_train) == 120 and len(split.y_test) == 75
+    with pytest.raises(ValueError, match="cap_test_size=true"):
+        draw_split(pool, 120, 80, 3, "parkinsons")
+    with pytest.raises(ValueError, match="N=195"):
+        draw_split(pool, 195, 130, 3, "parkinsons", cap_test=True)
