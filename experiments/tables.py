@@ -49,6 +49,8 @@ def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
                 "mean": mean,
                 "ci_half": half,
                 "n_test": int(group["n_test"].min()),
+                "seconds": float((group["fit_seconds"] + group["predict_seconds"]).mean()),
+                "n_levels": float(group["n_levels"].mean()),
             }
         )
     cells = pd.DataFrame(rows)
@@ -212,8 +214,18 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
                 ),
             }
         )
+    largest = cells[(cells["N"] == cells["N"].max()) & (cells["T"] == cells["T"].max())]
+    timing = largest.pivot_table(index="dataset", columns="method", values=["seconds", "n_levels"])
+    timing.columns = [f"{value} {LABELS[method]}" for value, method in timing.columns]
     lines += [
         pd.DataFrame(summary_rows).to_markdown(index=False),
+        "",
+        f"## Time per unit at N = {cells['N'].max()}, T = {cells['T'].max()}",
+        "",
+        "Mean fit + predict seconds of one unit (one method on one split) and mean levels kept; "
+        "units ran in parallel, so the seconds include contention for the cores.",
+        "",
+        timing.to_markdown(floatfmt=".2f"),
         "",
         "## Largest disagreements with the paper",
         "",

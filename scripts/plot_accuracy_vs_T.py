@@ -14,13 +14,24 @@ def main() -> None:
     cells = read_cells(results)
     for dataset, group in cells.groupby("dataset"):
         Ns = sorted(group["N"].unique())
-        figure, axes = plt.subplots(1, len(Ns), figsize=(3.6 * len(Ns), 3.2), sharey=True, squeeze=False)
+        figure, axes = plt.subplots(
+            1, len(Ns), figsize=(3.6 * len(Ns), 3.4), sharey=True, squeeze=False, layout="constrained"
+        )
         for ax, N in zip(axes[0], Ns, strict=True):
             for method, (label, color) in METHOD_STYLE.items():
                 line = group[(group["N"] == N) & (group["method"] == method)].sort_values("T")
                 if line.empty:
                     continue
-                ax.plot(line["T"], line["mean"], "-o", color=color, label=f"{label} (ours)", ms=4)
+                ax.errorbar(
+                    line["T"],
+                    line["mean"],
+                    yerr=line["ci_half"],
+                    fmt="-o",
+                    color=color,
+                    label=f"{label} (ours)",
+                    ms=4,
+                    capsize=3,
+                )
                 ax.fill_between(
                     line["T"],
                     line["mean"] - line["ci_half"],

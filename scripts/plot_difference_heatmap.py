@@ -19,7 +19,9 @@ def main() -> None:
         raise SystemExit("No paired DisDF/gcF cells: run with model=disdf.")
     datasets = sorted(cells["dataset"].unique())
     limit = max(0.01, float(np.nanmax(np.abs(cells["difference"]))))
-    figure, axes = plt.subplots(1, len(datasets), figsize=(3.8 * len(datasets), 3.4), squeeze=False)
+    figure, axes = plt.subplots(
+        1, len(datasets), figsize=(3.8 * len(datasets), 3.6), squeeze=False, layout="constrained"
+    )
     for ax, dataset in zip(axes[0], datasets, strict=True):
         group = cells[cells["dataset"] == dataset]
         grid = group.pivot(index="N", columns="T", values="difference")
@@ -29,11 +31,13 @@ def main() -> None:
             for j, T in enumerate(grid.columns):
                 value = grid.loc[N, T]
                 mark = {"DisDF better": " ▲", "DisDF worse": " ▼"}.get(verdict.loc[N, T], "")
-                ax.text(j, i, f"{value:+.3f}{mark}", ha="center", va="center", fontsize=8)
+                ink = "white" if abs(value) > 0.6 * limit else "black"
+                ax.text(j, i, f"{value:+.3f}{mark}", ha="center", va="center", fontsize=8, color=ink)
         ax.set_xticks(range(len(grid.columns)), grid.columns)
         ax.set_yticks(range(len(grid.index)), grid.index)
-        ax.set(xlabel="T", ylabel="N", title=dataset)
-    figure.colorbar(image, ax=axes[0].tolist(), label="DisDF − gcF accuracy", shrink=0.85)
+        ax.set(xlabel="T", title=dataset)
+    axes[0][0].set_ylabel("N")
+    figure.colorbar(image, ax=axes[0].tolist(), label="DisDF − gcF accuracy", shrink=0.9)
     figure.suptitle("DisDF − gcF per cell (▲/▼ significant after Holm)")
     save(figure, results, "difference_heatmap.png")
 
