@@ -103,8 +103,8 @@ def draw_split(
 
 
 def all_units(datasets, Ns, Ts, methods, repetitions: int) -> list[Unit]:
-    """Every unit, ordered so that a split's units are adjacent (repetition-major)."""
+    """Every unit, repetition-major: a run stopped early covers every cell about equally."""
     return [
         Unit(dataset, N, T, method, r)
-        for dataset, r, N, T, method in product(datasets, range(repetitions), Ns, Ts, methods)
+        for r, dataset, N, T, method in product(range(repetitions), datasets, Ns, Ts, methods)
     ]

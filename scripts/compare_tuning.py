@@ -34,7 +34,7 @@ VARIANTS = {
 
 def one(dataset: str, pool: Pool, N: int, repetition: int) -> list[dict]:
     seed = split_seed(dataset, N, repetition, 0)
-    split = draw_split(pool, N, test_size(N, 2 / 3), seed, dataset)
+    split = draw_split(pool, N, test_size(N, 2 / 3), seed, dataset, cap_test=True)
     rows = []
     for variant, make in VARIANTS.items():
         model = make(seed).fit(split.X_train, split.y_train)

@@ -101,7 +101,7 @@ def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
         for ext in ("md", "csv", "tex"):
             assert (output / "tables" / f"{dataset}.{ext}").stat().st_size > 0
     report = (output / "REPORT.md").read_text()
-    assert "repetitions per cell: 2–2" in report and "tune=True" in report
+    assert "repetitions per cell: 2–2" in report and "tune=False" in report
     for script in ("plot_accuracy_vs_T", "plot_ours_vs_paper", "plot_difference_heatmap"):
         subprocess.run(
             [sys.executable, str(ROOT / "scripts" / f"{script}.py"), "--results", str(output)],
@@ -178,3 +178,15 @@ def test_test_set_is_capped_only_when_asked():
         draw_split(pool, 120, 80, 3, "parkinsons")
     with pytest.raises(ValueError, match="N=195"):
         draw_split(pool, 195, 130, 3, "parkinsons", cap_test=True)
+
+
+def test_units_are_repetition_major():
+    from experiments.protocol import all_units
+
+    units = all_units(["a", "b"], [50, 120], [100, 1000], ["gcforest", "disdf"], 3)
+    assert len(units) == 2 * 2 * 2 * 2 * 3 == len({u.key for u in units})
+    first_repetition = units[:16]
+    assert {u.repetition for u in first_repetition} == {0}
+    assert {(u.dataset, u.N, u.T, u.method) for u in first_repetition} == {
+        (u.dataset, u.N, u.T, u.method) for u in units
+    }
