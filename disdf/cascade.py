@@ -57,11 +57,7 @@ class CascadeLevel:
         vectors = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(self.tables[m][k].weighted_probabilities)(features, self.weights[m][k]) for m, k in jobs
         )
-        n_folds = len(self.tables[0])
-        per_forest = [
-            np.mean(vectors[m * n_folds : (m + 1) * n_folds], axis=0) for m in range(len(self.tables))
-        ]
-        return np.hstack(per_forest)
+        return np.hstack([np.mean(folds, axis=0) for folds in by_forest(vectors, len(self.tables))])
 
 
 def _fit_fold_model(
@@ -91,6 +87,12 @@ def out_of_fold_vectors(
     for (_, test), probabilities, w in zip(folds, held_out, weights, strict=True):
         vectors[test] = weighted_sum(probabilities, w)
     return vectors
+
+
+def by_forest(flat: list, n_forests: int) -> list[list]:
+    """Regroup a forest-major flat list of per-(forest, fold) items as [forest][fold]."""
+    n_folds = len(flat) // n_forests
+    return [flat[m * n_folds : (m + 1) * n_folds] for m in range(n_forests)]
 
 
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
@@ -287,10 +289,12 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             for m, (kind, params) in enumerate(specs)
             for k, (train, test) in enumerate(folds)
         )
-        K = self.n_folds
-        tables = [[results[m * K + k][0] for k in range(K)] for m in range(len(specs))]
-        held_out = [[results[m * K + k][1] for k in range(K)] for m in range(len(specs))]
-        return LevelFit(folds=folds, tables=tables, held_out=held_out)
+        tables, held_out = zip(*results, strict=True)
+        return LevelFit(
+            folds=folds,
+            tables=by_forest(list(tables), len(specs)),
+            held_out=by_forest(list(held_out), len(specs)),
+        )
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Tree weights of every fold model: 1/T for gcForest, eq. (36)."""

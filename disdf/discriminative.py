@@ -10,7 +10,13 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.utils import check_scalar
 
-from disdf.cascade import CascadeForestClassifier, LevelFit, level_accuracy, out_of_fold_vectors
+from disdf.cascade import (
+    CascadeForestClassifier,
+    LevelFit,
+    by_forest,
+    level_accuracy,
+    out_of_fold_vectors,
+)
 from disdf.weights import (
     SOLVERS,
     PairStatistics,
@@ -166,7 +172,7 @@ class DisDFClassifier(CascadeForestClassifier):
                 for s, w0 in zip(stats, previous, strict=True)
             )
             previous = [solution.w for solution in solutions]
-            weights = self._by_forest([s.w for s in solutions], len(fit.held_out))
+            weights = by_forest([s.w for s in solutions], len(fit.held_out))
             oof = [
                 out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
                 for m in range(len(fit.held_out))
@@ -179,16 +185,11 @@ class DisDFClassifier(CascadeForestClassifier):
             if best is None or key > best[0]:
                 best = (key, lambda_, tau, weights, solutions)
         _, lambda_, tau, weights, solutions = best
-        diagnostics = self._by_forest([s.diagnostics() for s in solutions], len(fit.held_out))
+        diagnostics = by_forest([s.diagnostics() for s in solutions], len(fit.held_out))
         info = {"lambda_": lambda_, "tau": tau, "diagnostics": diagnostics}
         if self.tune:
             info["grid"] = grid_scores
         return weights, info
-
-    @staticmethod
-    def _by_forest(flat: list, n_forests: int) -> list[list]:
-        n_folds = len(flat) // n_forests
-        return [flat[m * n_folds : (m + 1) * n_folds] for m in range(n_forests)]
 
     def fit(self, X, y) -> DisDFClassifier:
         """Grow the cascade, learning every fold model's tree weights level by level."""
