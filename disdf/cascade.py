@@ -231,7 +231,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         for level_index in range(self.max_levels):
             features = self._level_input(X, previous_vectors)
             fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
-            weights, info = self._level_weights(fit, y_code, level_index)
+            weights, info = self._level_weights(fit, y_code)
             oof = [
                 out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
                 for m in range(len(specs))
@@ -296,7 +296,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             held_out=by_forest(list(held_out), len(specs)),
         )
 
-    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray):
         """Tree weights of every fold model: 1/T for gcForest, eq. (36)."""
         weights = [
             [np.full(probabilities.shape[1], 1.0 / probabilities.shape[1]) for probabilities in forest]

@@ -154,7 +154,7 @@ class DisDFClassifier(CascadeForestClassifier):
             raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
-    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray):
         """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
         jobs = [(m, k) for m in range(len(fit.held_out)) for k in range(len(fit.folds))]
         stats = Parallel(n_jobs=self.n_jobs, prefer="threads")(
