@@ -190,3 +190,35 @@ def test_units_are_repetition_major():
     assert {(u.dataset, u.N, u.T, u.method) for u in first_repetition} == {
         (u.dataset, u.N, u.T, u.method) for u in units
     }
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir):
+    import os
+    import signal
+    import time
+
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.run",
+        "experiment=smoke",
+        "protocol.Ts=[10,20,30]",
+        f"runtime.output_dir={tmp_path}",
+        f"data.dir={data_dir}",
+        "runtime.n_jobs=2",
+        f"hydra.run.dir={tmp_path / 'hydra'}",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    raw = tmp_path / "raw"
+    deadline = time.time() + 120
+    while time.time() < deadline and sum(1 for _ in raw.glob("*.jsonl")) == 0:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, output
+    assert "run the same command to resume" in output
+    records = all_records(tmp_path)
+    assert 0 < len(records) < 24
+    assert len({(r["dataset"], r["T"], r["method"], r["repetition"]) for r in records}) == len(records)
+    assert not os.path.exists(tmp_path / "REPORT.md")
