@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import platform
+import signal
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -68,6 +70,25 @@ def check_protocol(cfg: DictConfig) -> None:
         raise ValueError(f"protocol.test_fraction must be > 0; got {protocol.test_fraction}")
 
 
+@contextmanager
+def stop_signals_interrupt():
+    """SIGTERM (schedulers, kill) and SIGINT stop a run like Ctrl-C, even when SIGINT was ignored.
+
+    A shell ignores SIGINT in background jobs (``cmd &``), and Python then never
+    raises KeyboardInterrupt; both handlers are set explicitly for the run.
+    """
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_units(cfg: DictConfig) -> dict:
     """Run every missing unit; return a summary of the run."""
     check_protocol(cfg)
@@ -109,7 +130,10 @@ def run_units(cfg: DictConfig) -> dict:
         output.mkdir(parents=True, exist_ok=True)
         results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator_unordered")(job(u) for u in todo)
         try:
-            with tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar:
+            with (
+                stop_signals_interrupt(),
+                tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar,
+            ):
                 for record in results:
                     store.append(record)
                     completed += 1

@@ -193,7 +193,8 @@ def test_units_are_repetition_major():
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir):
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir, signal_name):
     import os
     import signal
     import time
@@ -214,7 +215,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir):
     deadline = time.time() + 120
     while time.time() < deadline and sum(1 for _ in raw.glob("*.jsonl")) == 0:
         time.sleep(0.2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(getattr(signal, signal_name))
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 130, output
     assert "run the same command to resume" in output
