@@ -160,6 +160,7 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
     )
     runs = [r for r in runs if r["config_hash"] == digest]
     wall = sum(r["wall_seconds"] for r in runs)
+    unit_hours = float((cells["seconds"] * cells["n"]).sum()) / 3600
     machines = sorted({r["machine"] for r in runs})
     lines = [
         "# Reproduction report",
@@ -172,8 +173,11 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
         f"- Units recorded: {len(cells) and int(cells['n'].sum())}; repetitions per cell: "
         f"{int(cells['n'].min())}–{int(cells['n'].max())} "
         f"(the protocol asks for {cfg.protocol.repetitions}).",
-        f"- Wall time of the runs behind these records: {wall / 3600:.2f} h over {len(runs)} run(s)"
-        f" on {', '.join(machines) or 'unknown'}; n_jobs = {sorted({r['n_jobs'] for r in runs}) or 'n/a'}.",
+        f"- Wall time of the completed or interrupted runs logged in `runs.jsonl`: {wall / 3600:.2f} h over "
+        f"{len(runs)} run(s) on {', '.join(machines) or 'unknown'}; n_jobs = "
+        f"{sorted({r['n_jobs'] for r in runs}) or 'n/a'}. A run that was killed outright logs nothing.",
+        f"- Fit + predict time summed over every recorded unit: {unit_hours:.2f} h "
+        "(units run in parallel, one per worker).",
         f"- Package version(s): {', '.join(sorted({r['version'] for r in runs})) or 'n/a'}.",
         "",
         "## Method",
