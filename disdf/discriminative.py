@@ -166,13 +166,17 @@ class DisDFClassifier(CascadeForestClassifier):
         previous: list[np.ndarray | None] = [None] * len(jobs)
         best = None
         grid_scores = []
-        for lambda_, tau in self._validated_grid():
+        grid = self._validated_grid()
+        for lambda_, tau in grid:
             solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(solve_weights)(WeightProblem(s, lambda_, tau), self.solver, w0=w0, **options)
                 for s, w0 in zip(stats, previous, strict=True)
             )
             previous = [solution.w for solution in solutions]
             weights = by_forest([s.w for s in solutions], len(fit.held_out))
+            if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
+                best = (None, lambda_, tau, weights, solutions)
+                break
             oof = [
                 out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
                 for m in range(len(fit.held_out))
