@@ -24,11 +24,15 @@ from sklearn.utils import check_random_state, check_scalar
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from disdf.forest_specs import make_forest, parse_forest_specs
+from disdf.fast_forest import FastForest
+from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
 from disdf.tree_probabilities import LeafTable, weighted_sum
+from disdf.weights import PairStatistics
 
 AUGMENTATIONS = ("cumulative", "previous")
 _SEED_HIGH = np.iinfo(np.int32).max
+#: A fold model: per-tree class probabilities of a fitted forest, either engine.
+FoldModel = LeafTable | FastForest
 
 
 @dataclass
@@ -36,15 +40,48 @@ class LevelFit:
     """What fitting one level's trees yields, before its weights are known."""
 
     folds: list[tuple[np.ndarray, np.ndarray]]
-    tables: list[list[LeafTable]]  # [forest][fold]
+    tables: list[list[FoldModel]]  # [forest][fold]
     held_out: list[list[np.ndarray]]  # [forest][fold] -> (n_held_out, T, C)
+    seeds: tuple[int, tuple[tuple[int, ...], ...]]  # (split seed, forest seeds [forest][fold])
+    pair_statistics: list[list[PairStatistics]] | None = None  # [forest][fold], filled by DisDF
+
+    @property
+    def n_trees(self) -> int:
+        return self.held_out[0][0].shape[1]
+
+    def first(self, n_trees: int) -> LevelFit:
+        """The same level restricted to every forest's first ``n_trees`` trees.
+
+        Exact: a forest's first T trees are the T-tree forest with the same seed.
+        """
+        if n_trees == self.n_trees:
+            return self
+        stats = self.pair_statistics
+        return LevelFit(
+            folds=self.folds,
+            tables=[[table.first(n_trees) for table in forest] for forest in self.tables],
+            held_out=[[np.ascontiguousarray(p[:, :n_trees]) for p in forest] for forest in self.held_out],
+            seeds=self.seeds,
+            pair_statistics=None if stats is None else [[s.first(n_trees) for s in f] for f in stats],
+        )
+
+    def compute_pair_statistics(self, y_code: np.ndarray, n_jobs: int | None) -> list[list[PairStatistics]]:
+        """pi and Q of every fold model's held-out examples (computed once, then cached)."""
+        if self.pair_statistics is None:
+            stats = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(PairStatistics.from_tree_probabilities)(probabilities, y_code[test])
+                for forest in self.held_out
+                for probabilities, (_, test) in zip(forest, self.folds, strict=True)
+            )
+            self.pair_statistics = by_forest(stats, len(self.held_out))
+        return self.pair_statistics
 
 
 @dataclass
 class CascadeLevel:
     """A fitted level: K fold models per forest and their tree weights."""
 
-    tables: list[list[LeafTable]]  # [forest][fold]
+    tables: list[list[FoldModel]]  # [forest][fold]
     weights: list[list[np.ndarray]]  # [forest][fold] -> (T,)
     info: dict[str, Any] = field(default_factory=dict)
 
@@ -63,18 +100,17 @@ class CascadeLevel:
 def _fit_fold_model(
     kind: str,
     params: Mapping[str, Any],
+    engine: str,
     features: np.ndarray,
     y: np.ndarray,
     train: np.ndarray,
     test: np.ndarray,
-    n_trees: int,
     seed: int,
-    tree_params: Mapping[str, Any],
-    n_classes: int,
-) -> tuple[LeafTable, np.ndarray]:
-    forest = make_forest(kind, params, n_trees=n_trees, random_state=seed, tree_params=tree_params)
-    forest.fit(features[train], y[train])
-    table = LeafTable(forest, n_classes)
+    **forest_options: Any,
+) -> tuple[FoldModel, np.ndarray]:
+    table = fit_fold_model(
+        kind, params, engine, features[train], y[train], random_state=seed, **forest_options
+    )
     return table, table.probabilities(features[test])
 
 
@@ -130,6 +166,11 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the fold splits and every forest.
+    engine : {"sklearn", "fast"}, default="sklearn"
+        Who grows the trees: scikit-learn's forests (the reference) or the
+        compiled small-data engine of :mod:`disdf.fast_forest` (same split
+        rules, 10-100x faster on a few hundred examples; different random
+        streams, so the same seed gives different trees than "sklearn").
     verbose : int, default=0
         Print each level's score when > 0.
 
@@ -161,6 +202,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         min_samples_leaf: int = 1,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        engine: str = "sklearn",
         verbose: int = 0,
     ) -> None:
         self.n_trees = n_trees
@@ -175,6 +217,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.engine = engine
         self.verbose = verbose
 
     # ------------------------------------------------------------------ checks
@@ -190,7 +233,9 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             check_scalar(self.max_depth, "max_depth", Integral, min_val=1)
         if self.augmentation not in AUGMENTATIONS:
             raise ValueError(f"augmentation must be one of {AUGMENTATIONS}; got {self.augmentation!r}")
-        return parse_forest_specs(self.forests)
+        if self.engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}; got {self.engine!r}")
+        return parse_forest_specs(self.forests, self.engine)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "levels_")
@@ -203,6 +248,10 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     # --------------------------------------------------------------------- fit
     def fit(self, X, y) -> CascadeForestClassifier:
         """Grow the cascade level by level until the out-of-fold accuracy stops improving."""
+        return self._fit(*self._prepare_fit(X, y))
+
+    def _prepare_fit(self, X, y):
+        """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
         specs = self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -217,20 +266,26 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
                 "K-fold class vectors need at least one example per fold"
             )
-        rng = check_random_state(self.random_state)
         tree_params = {
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
             "min_samples_leaf": self.min_samples_leaf,
         }
+        return X, y_code, specs, check_random_state(self.random_state), tree_params
 
+    def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
+        """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
+        n_samples = X.shape[0]
         levels: list[CascadeLevel] = []
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
         best, stalled = -np.inf, 0
         for level_index in range(self.max_levels):
             features = self._level_input(X, previous_vectors)
-            fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
+            if level_index == 0 and first_level is not None:
+                fit = self._take_first_level(first_level, specs, rng)
+            else:
+                fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
             weights, info = self._level_weights(fit, y_code)
             oof = [
                 out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
@@ -266,25 +321,28 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             return np.hstack([X, *previous_vectors])
         return np.hstack([X, previous_vectors[-1]])
 
-    def _fit_level_trees(self, features, y_code, specs, rng, tree_params) -> LevelFit:
+    def _draw_level_seeds(self, specs, rng) -> tuple[int, np.ndarray]:
         # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
         split_seed = int(rng.randint(_SEED_HIGH))
-        forest_seeds = rng.randint(_SEED_HIGH, size=(len(specs), self.n_folds))
+        return split_seed, rng.randint(_SEED_HIGH, size=(len(specs), self.n_folds))
+
+    def _fit_level_trees(self, features, y_code, specs, rng, tree_params) -> LevelFit:
+        split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
         splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
         folds = list(splitter.split(features, y_code))
-        n_classes = len(self.classes_)
         results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
             delayed(_fit_fold_model)(
                 kind,
                 params,
+                self.engine,
                 features,
                 y_code,
                 train,
                 test,
-                self.n_trees,
                 int(forest_seeds[m, k]),
-                tree_params,
-                n_classes,
+                n_classes=len(self.classes_),
+                n_trees=self.n_trees,
+                tree_params=tree_params,
             )
             for m, (kind, params) in enumerate(specs)
             for k, (train, test) in enumerate(folds)
@@ -294,7 +352,19 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             folds=folds,
             tables=by_forest(list(tables), len(specs)),
             held_out=by_forest(list(held_out), len(specs)),
+            seeds=(split_seed, tuple(map(tuple, forest_seeds.tolist()))),
         )
+
+    def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
+        """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
+        split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
+        if shared.seeds != (split_seed, tuple(map(tuple, forest_seeds.tolist()))):
+            raise ValueError("the shared first level was grown with other seeds than this estimator's")
+        if shared.n_trees < self.n_trees:
+            raise ValueError(
+                f"the shared first level has {shared.n_trees} trees per forest < n_trees={self.n_trees}"
+            )
+        return shared.first(self.n_trees)
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray):
         """Tree weights of every fold model: 1/T for gcForest, eq. (36)."""

@@ -19,7 +19,6 @@ from disdf.cascade import (
 )
 from disdf.weights import (
     SOLVERS,
-    PairStatistics,
     WeightProblem,
     WeightSolution,
     check_solver_options,
@@ -98,6 +97,7 @@ class DisDFClassifier(CascadeForestClassifier):
         min_samples_leaf: int = 1,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        engine: str = "sklearn",
         verbose: int = 0,
         lambda_: float = 1.0,
         tau: float = 1.0,
@@ -119,6 +119,7 @@ class DisDFClassifier(CascadeForestClassifier):
             min_samples_leaf=min_samples_leaf,
             n_jobs=n_jobs,
             random_state=random_state,
+            engine=engine,
             verbose=verbose,
         )
         self.lambda_ = lambda_
@@ -156,14 +157,10 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray):
         """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
-        jobs = [(m, k) for m in range(len(fit.held_out)) for k in range(len(fit.folds))]
-        stats = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(PairStatistics.from_tree_probabilities)(fit.held_out[m][k], y_code[fit.folds[k][1]])
-            for m, k in jobs
-        )
+        stats = [s for forest in fit.compute_pair_statistics(y_code, self.n_jobs) for s in forest]
         options = dict(self.solver_options or {})
         n_samples = len(y_code)
-        previous: list[np.ndarray | None] = [None] * len(jobs)
+        previous: list[np.ndarray | None] = [None] * len(stats)
         best = None
         grid_scores = []
         grid = self._validated_grid()
@@ -197,7 +194,10 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def fit(self, X, y) -> DisDFClassifier:
         """Grow the cascade, learning every fold model's tree weights level by level."""
-        super().fit(X, y)
+        return super().fit(X, y)
+
+    def _fit(self, *args, **kwargs) -> DisDFClassifier:
+        super()._fit(*args, **kwargs)
         self.solver_diagnostics_ = [level.info["diagnostics"] for level in self.levels_]
         self.tuned_params_ = [
             {k: v for k, v in level.info.items() if k != "diagnostics"} for level in self.levels_

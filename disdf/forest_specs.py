@@ -9,6 +9,10 @@ A spec is a name or a dict ``{"kind": name, **sklearn_params}``:
 
 Trees are fully grown unless the estimator's ``max_depth``,
 ``min_samples_split`` or ``min_samples_leaf`` (or the spec's own) say otherwise.
+
+Two engines grow them: ``"sklearn"`` (the reference, scikit-learn's forests)
+and ``"fast"`` (:mod:`disdf.fast_forest`, compiled, the same split rules),
+which implements the parameters in ``disdf.fast_forest.forest.SUPPORTED_PARAMS``.
 """
 
 from __future__ import annotations
@@ -16,13 +20,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+from disdf.fast_forest import FastForest, FastForestParams
+from disdf.tree_probabilities import LeafTable
 
 FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
     "completely_random": (ExtraTreesClassifier, {"max_features": 1}),
     "random_forest": (RandomForestClassifier, {"max_features": "sqrt"}),
 }
+
+#: scikit-learn defaults of the two forests that the fast engine must reproduce.
+_SKLEARN_DEFAULTS: dict[str, dict[str, Any]] = {
+    "completely_random": {"bootstrap": False},
+    "random_forest": {"bootstrap": True},
+}
+
+ENGINES = ("sklearn", "fast")
 
 #: The paper's level: 2 completely-random tree forests and 2 random forests.
 DEFAULT_FORESTS: tuple[str, ...] = (
@@ -33,8 +49,12 @@ DEFAULT_FORESTS: tuple[str, ...] = (
 )
 
 
-def parse_forest_specs(forests: Sequence[str | Mapping[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
-    """Validate ``forests`` and return ``(kind, extra_params)`` per forest."""
+def parse_forest_specs(
+    forests: Sequence[str | Mapping[str, Any]] | None, engine: str = "sklearn"
+) -> list[tuple[str, dict[str, Any]]]:
+    """Validate ``forests`` (for ``engine``) and return ``(kind, extra_params)`` per forest."""
+    if engine not in ENGINES:
+        raise ValueError(f"Unknown engine {engine!r}; expected one of {ENGINES}")
     if forests is None:
         forests = DEFAULT_FORESTS
     if isinstance(forests, (str, Mapping)) or not isinstance(forests, Sequence) or len(forests) == 0:
@@ -63,6 +83,11 @@ def parse_forest_specs(forests: Sequence[str | Mapping[str, Any]] | None) -> lis
                     f"forests[{position}] sets {reserved!r}, which the cascade controls "
                     "(use n_trees, random_state, n_jobs of the estimator)"
                 )
+        if engine == "fast":
+            try:
+                _fast_params(kind, params, {})
+            except ValueError as error:
+                raise ValueError(f"forests[{position}] = {spec!r}: {error}") from None
         parsed.append((kind, params))
     return parsed
 
@@ -79,3 +104,32 @@ def make_forest(
     cls, defaults = FOREST_KINDS[kind]
     kwargs = {**defaults, **tree_params, **params}
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
+
+
+def _fast_params(kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any]) -> FastForestParams:
+    defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
+    return FastForestParams.from_sklearn(kind == "completely_random", {**defaults, **tree_params, **params})
+
+
+def fit_fold_model(
+    kind: str,
+    params: Mapping[str, Any],
+    engine: str,
+    X: np.ndarray,
+    y_code: np.ndarray,
+    *,
+    n_classes: int,
+    n_trees: int,
+    random_state: int,
+    tree_params: Mapping[str, Any],
+) -> LeafTable | FastForest:
+    """Grow one fold model's forest on class codes; return it as per-tree probability provider.
+
+    Both return types offer ``probabilities(X)`` (n, T, C), ``weighted_probabilities(X, w)``
+    and ``first(T)``, with classes aligned to ``range(n_classes)``.
+    """
+    if engine == "fast":
+        forest = FastForest(_fast_params(kind, params, tree_params), n_trees, random_state, n_classes)
+        return forest.fit(X, y_code)
+    forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)
+    return LeafTable(forest.fit(X, y_code), n_classes)

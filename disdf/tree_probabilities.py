@@ -8,6 +8,8 @@ no Python loop over trees or examples.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 # Bound on one (examples, T, C) block, in float64 elements (~128 MB).
@@ -43,6 +45,22 @@ class LeafTable:
     @property
     def n_trees(self) -> int:
         return len(self.offsets)
+
+    def first(self, n_trees: int) -> LeafTable:
+        """The table of the forest's first ``n_trees`` trees.
+
+        scikit-learn draws tree seeds one after another from ``random_state``,
+        so these are exactly the trees of an ``n_trees``-tree forest with the
+        same seed (guarded by a test).
+        """
+        if not 1 <= n_trees <= self.n_trees:
+            raise ValueError(f"first(n_trees) needs 1 <= n_trees <= {self.n_trees}; got {n_trees}")
+        head = copy.copy(self)
+        head.forest = copy.copy(self.forest)
+        head.forest.estimators_ = self.forest.estimators_[:n_trees]
+        head.forest.n_estimators = n_trees
+        head.offsets = self.offsets[:n_trees]
+        return head
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""

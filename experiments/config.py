@@ -28,6 +28,9 @@ class ModelConfig:
     patience: int = 1
     tol: float = 0.0
     augmentation: str = "cumulative"
+    #: "fast" (disdf.fast_forest, compiled) or "sklearn" (the reference); see
+    #: results/bench/engine_equivalence.csv for the evidence they are the same learner.
+    engine: str = "fast"
     lambda_: float = 1.0
     tau: float = 1.0
     # Fixed lambda, tau: out-of-fold tuning was no better on datasets outside
@@ -59,6 +62,8 @@ class ProtocolConfig:
 @dataclass
 class RuntimeConfig:
     n_jobs: int = -1
+    #: Grow each split's level 1 once for every T and method (exact; off only to measure it).
+    share_first_level: bool = True
     output_dir: str = "results"
     progress: bool = True
 

@@ -47,12 +47,21 @@ class RecordStore:
         }
 
     def append(self, record: dict) -> None:
-        path = self.path(record["dataset"])
+        self.append_many([record])
+
+    def append_many(self, records: list[dict]) -> None:
+        """Append records of one dataset with a single write (a split's units land together)."""
+        if not records:
+            return
+        datasets = {record["dataset"] for record in records}
+        if len(datasets) != 1:
+            raise ValueError(f"append_many takes records of one dataset; got {sorted(datasets)}")
+        path = self.path(records[0]["dataset"])
         path.parent.mkdir(parents=True, exist_ok=True)
         self._repair_torn_tail(path)
-        line = json.dumps(record, sort_keys=True) + "\n"
+        lines = "".join(json.dumps(record, sort_keys=True) + "\n" for record in records)
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(line)
+            handle.write(lines)
             handle.flush()
             os.fsync(handle.fileno())
 

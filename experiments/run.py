@@ -28,7 +28,7 @@ import disdf
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.protocol import all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
-from experiments.unit import run_unit
+from experiments.unit import run_split
 
 CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
 
@@ -115,9 +115,17 @@ def run_units(cfg: DictConfig) -> dict:
         n_test = test_size(unit.N, cfg.protocol.test_fraction)
         return draw_split(pools[unit.dataset], unit.N, n_test, seed, unit.dataset, cfg.protocol.cap_test_size)
 
-    def job(unit):
-        seed = split_seed(unit.dataset, unit.N, unit.repetition, cfg.protocol.seed)
-        return delayed(run_unit)(unit, unit_split(unit, seed), model, solver, seed, context)
+    share = cfg.runtime.share_first_level
+
+    def job(units):
+        first = units[0]
+        seed = split_seed(first.dataset, first.N, first.repetition, cfg.protocol.seed)
+        return delayed(run_split)(units, unit_split(first, seed), model, solver, seed, context, share)
+
+    # One job per split: its units (every T and method) share level 1's trees.
+    splits: dict[tuple, list] = {}
+    for unit in todo:
+        splits.setdefault((unit.dataset, unit.N, unit.repetition), []).append(unit)
 
     # Fail on an impossible split size now, before hours of work (sizes do not depend on the seed).
     for unit in {(u.dataset, u.N): u for u in todo}.values():
@@ -128,16 +136,18 @@ def run_units(cfg: DictConfig) -> dict:
     interrupted = False
     if todo:
         output.mkdir(parents=True, exist_ok=True)
-        results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator_unordered")(job(u) for u in todo)
+        results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator_unordered")(
+            job(units) for units in splits.values()
+        )
         try:
             with (
                 stop_signals_interrupt(),
                 tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar,
             ):
-                for record in results:
-                    store.append(record)
-                    completed += 1
-                    bar.update(1)
+                for records in results:
+                    store.append_many(records)
+                    completed += len(records)
+                    bar.update(len(records))
         except KeyboardInterrupt:
             interrupted = True
             print(f"\nInterrupted: {completed} units of this run are saved; run the same command to resume.")

@@ -1,4 +1,4 @@
-"""Fit and score one unit: one method at one T on one split."""
+"""Fit and score the units of one split: every T and method, sharing level 1."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ from typing import Any
 import numpy as np
 
 from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.shared_fit import fit_sharing_first_level
 from experiments.protocol import Split, Unit
+
+#: Record fields that measure time: they differ between runs, nothing else may.
+TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_seconds")
 
 
 def make_estimator(unit: Unit, model: dict[str, Any], solver: dict[str, Any], seed: int):
@@ -20,6 +24,7 @@ def make_estimator(unit: Unit, model: dict[str, Any], solver: dict[str, Any], se
         "patience": model["patience"],
         "tol": model["tol"],
         "augmentation": model["augmentation"],
+        "engine": model["engine"],
         "random_state": seed,
         "n_jobs": 1,  # units run in parallel; forests inside a unit are single-threaded
     }
@@ -51,32 +56,55 @@ def solver_summary(estimator) -> dict[str, Any]:
     }
 
 
-def run_unit(unit: Unit, split: Split, model: dict, solver: dict, seed: int, context: dict) -> dict:
-    """The record of one unit: accuracy, depth, timings and solver diagnostics."""
-    estimator = make_estimator(unit, model, solver, seed)
-    start = time.perf_counter()
+def run_split(
+    units: list[Unit], split: Split, model: dict, solver: dict, seed: int, context: dict, share: bool = True
+) -> list[dict]:
+    """The records of the units of one split (same dataset, N, repetition): accuracy, depth, timings.
+
+    With ``share``, level 1 is grown once for all of them (exact, see
+    :mod:`disdf.shared_fit`); its time is ``shared_fit_seconds`` of every record,
+    and ``fit_seconds`` is each unit's own remaining fit time.
+    """
+    estimators = [make_estimator(unit, model, solver, seed) for unit in units]
+    fit_seconds = []
     with warnings.catch_warnings(record=True) as caught:
         # e.g. a class rarer than the folds: kept in the record, not printed per unit
         warnings.simplefilter("always")
-        estimator.fit(split.X_train, split.y_train)
-    fit_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    predictions = estimator.predict(split.X_test)
-    predict_seconds = time.perf_counter() - start
-    return {
-        "dataset": unit.dataset,
-        "N": unit.N,
-        "T": unit.T,
-        "method": unit.method,
-        "repetition": unit.repetition,
-        "seed": seed,
-        "n_test": len(split.y_test),
-        "accuracy": float(np.mean(predictions == split.y_test)),
-        "n_levels": int(estimator.n_levels_),
-        "level_scores": [float(s) for s in estimator.level_scores_],
-        "fit_seconds": fit_seconds,
-        "predict_seconds": predict_seconds,
-        **solver_summary(estimator),
-        "warnings": sorted({str(w.message) for w in caught}),
-        **context,
-    }
+        start = time.perf_counter()
+        if share:
+            fit_sharing_first_level(estimators, split.X_train, split.y_train)
+            shared_seconds = time.perf_counter() - start
+            fit_seconds = [shared_seconds / len(units)] * len(units)
+        else:
+            shared_seconds = 0.0
+            for estimator in estimators:
+                start = time.perf_counter()
+                estimator.fit(split.X_train, split.y_train)
+                fit_seconds.append(time.perf_counter() - start)
+    records = []
+    for unit, estimator, seconds in zip(units, estimators, fit_seconds, strict=True):
+        start = time.perf_counter()
+        predictions = estimator.predict(split.X_test)
+        predict_seconds = time.perf_counter() - start
+        records.append(
+            {
+                "dataset": unit.dataset,
+                "N": unit.N,
+                "T": unit.T,
+                "method": unit.method,
+                "repetition": unit.repetition,
+                "seed": seed,
+                "n_test": len(split.y_test),
+                "accuracy": float(np.mean(predictions == split.y_test)),
+                "n_levels": int(estimator.n_levels_),
+                "level_scores": [float(s) for s in estimator.level_scores_],
+                "fit_seconds": seconds,
+                "predict_seconds": predict_seconds,
+                "split_units": len(units),
+                "split_fit_seconds": shared_seconds if share else float(sum(fit_seconds)),
+                **solver_summary(estimator),
+                "warnings": sorted({str(w.message) for w in caught}),
+                **context,
+            }
+        )
+    return records

@@ -12,6 +12,13 @@ from disdf import CascadeForestClassifier, DisDFClassifier
 
 
 @pytest.mark.slow
-@parametrize_with_checks([CascadeForestClassifier(n_trees=10), DisDFClassifier(n_trees=10)])
+@parametrize_with_checks(
+    [
+        CascadeForestClassifier(n_trees=10),
+        DisDFClassifier(n_trees=10),
+        CascadeForestClassifier(n_trees=10, engine="fast"),
+        DisDFClassifier(n_trees=10, engine="fast"),
+    ]
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

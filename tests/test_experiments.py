@@ -16,6 +16,7 @@ from experiments.records import RecordStore
 from experiments.run import CONFIG_PATH, run_units
 from experiments.stats import holm, mean_ci, paired_wilcoxon
 from experiments.tables import write_outputs
+from experiments.unit import TIMING_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENTS = {
@@ -27,7 +28,7 @@ EXPERIMENTS = {
     "quick": ["parkinsons", "ecoli", "ionosphere", "mnist"],
     "smoke": ["ionosphere", "ecoli"],
 }
-TIMING = ("fit_seconds", "predict_seconds", "solver_seconds")
+TIMING = TIMING_FIELDS
 
 
 def make_config(*overrides):

@@ -107,6 +107,14 @@ class PairStatistics:
     def n_trees(self) -> int:
         return self.pi.shape[0]
 
+    def first(self, n_trees: int) -> PairStatistics:
+        """The statistics of the first ``n_trees`` trees: pi and Q are per-tree columns."""
+        return PairStatistics(
+            pi=self.pi[:n_trees].copy(),
+            q=np.ascontiguousarray(self.q[:, :n_trees]),
+            n_examples=self.n_examples,
+        )
+
     @property
     def n_pairs(self) -> int:
         return self.q.shape[0]

@@ -1,0 +1,150 @@
+"""A forest of fully compiled trees for small data: the ``engine="fast"`` of the cascade.
+
+:class:`FastForest` grows all T trees of a forest in one compiled call and
+gives the per-tree class distributions of any X in another; a fitted forest is
+a handful of flat arrays (see :mod:`disdf.fast_forest.kernels`), with no
+Python object per tree. It implements the interface the cascade needs from a
+fold model (``probabilities``, ``weighted_probabilities``, ``first``), like
+:class:`disdf.tree_probabilities.LeafTable` does for scikit-learn forests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import log2, sqrt
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from disdf.fast_forest import kernels
+
+#: Forest parameters the fast engine understands (scikit-learn names and meanings).
+SUPPORTED_PARAMS = (
+    "max_features",
+    "bootstrap",
+    "max_depth",
+    "min_samples_split",
+    "min_samples_leaf",
+    "criterion",
+)
+
+
+def n_candidate_features(max_features: Any, n_features: int) -> int:
+    """scikit-learn's resolution of ``max_features`` to a count."""
+    if max_features is None:
+        count = n_features
+    elif max_features == "sqrt":
+        count = int(sqrt(n_features))
+    elif max_features == "log2":
+        count = int(log2(n_features))
+    elif isinstance(max_features, Integral) and not isinstance(max_features, bool):
+        count = int(max_features)
+    elif isinstance(max_features, Real) and 0.0 < max_features <= 1.0:
+        count = int(max_features * n_features)
+    else:
+        raise ValueError(
+            "max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1]; "
+            f"got {max_features!r}"
+        )
+    if count < 1 and isinstance(max_features, Integral):
+        raise ValueError(f"max_features must be >= 1; got {max_features!r}")
+    return max(1, min(count, n_features))
+
+
+@dataclass(frozen=True)
+class FastForestParams:
+    """How to grow: ``random_splits`` (extremely randomised thresholds) or best Gini splits."""
+
+    random_splits: bool
+    max_features: Any
+    bootstrap: bool
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+
+    @classmethod
+    def from_sklearn(cls, random_splits: bool, params: dict[str, Any]) -> FastForestParams:
+        """Map scikit-learn forest parameters; refuse any the fast engine does not implement."""
+        unknown = sorted(set(params) - set(SUPPORTED_PARAMS))
+        if unknown:
+            raise ValueError(
+                f"engine='fast' does not implement the forest parameter(s) {unknown}; "
+                f"it supports {list(SUPPORTED_PARAMS)} (use engine='sklearn' for the others)"
+            )
+        criterion = params.get("criterion", "gini")
+        if criterion != "gini":
+            raise ValueError(f"engine='fast' implements criterion='gini' only; got criterion={criterion!r}")
+        return cls(
+            random_splits=random_splits,
+            max_features=params["max_features"],
+            bootstrap=bool(params["bootstrap"]),
+            max_depth=params.get("max_depth"),
+            min_samples_split=int(params.get("min_samples_split", 2)),
+            min_samples_leaf=int(params.get("min_samples_leaf", 1)),
+        )
+
+
+class FastForest:
+    """A fitted-on-demand forest of ``n_trees`` trees on class codes ``0 .. n_classes - 1``.
+
+    Tree t's randomness depends only on (``seed``, t), so ``first(T)`` of a
+    forest is the T-tree forest with the same seed.
+    """
+
+    def __init__(self, params: FastForestParams, n_trees: int, seed: int, n_classes: int) -> None:
+        self.params = params
+        self.n_trees = n_trees
+        self.seed = seed
+        self.n_classes = n_classes
+
+    def fit(self, X: np.ndarray, y_code: np.ndarray) -> FastForest:
+        X = np.ascontiguousarray(X, dtype=np.float32)
+        y_code = np.ascontiguousarray(y_code, dtype=np.int64)
+        p = self.params
+        (self.roots, self.feature, self.threshold, self.left, self.right, self.leaf_values) = (
+            kernels.grow_forest(
+                X,
+                y_code,
+                self.n_classes,
+                self.n_trees,
+                self.seed,
+                n_candidate_features(p.max_features, X.shape[1]),
+                p.random_splits,
+                p.bootstrap,
+                -1 if p.max_depth is None else p.max_depth,
+                p.min_samples_split,
+                p.min_samples_leaf,
+            )
+        )
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return self.roots, self.feature, self.threshold, self.left, self.right
+
+    def first(self, n_trees: int) -> FastForest:
+        """The forest of its first ``n_trees`` trees (shares the node arrays)."""
+        if not 1 <= n_trees <= self.n_trees:
+            raise ValueError(f"first(n_trees) needs 1 <= n_trees <= {self.n_trees}; got {n_trees}")
+        head = FastForest(self.params, n_trees, self.seed, self.n_classes)
+        head.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("n_trees", "roots")})
+        head.roots = self.roots[:n_trees]
+        return head
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Leaf index of every example in every tree, shape (n, T)."""
+        return kernels.apply_forest(_as_input(X), *self._arrays())
+
+    def probabilities(self, X: np.ndarray) -> np.ndarray:
+        """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
+        return kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
+
+    def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
+        w = np.ascontiguousarray(w, dtype=np.float64)
+        return kernels.weighted_probabilities(_as_input(X), *self._arrays(), self.leaf_values, w)
+
+
+def _as_input(X: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(X, dtype=np.float32)

@@ -1,0 +1,556 @@
+"""Compiled (numba) kernels that grow and apply a whole forest in one call.
+
+Layout of a fitted forest, flat arrays shared by all its trees:
+
+* internal nodes: ``feature`` (int32), ``threshold`` (float64), ``left`` and
+  ``right`` (int64 child codes);
+* a child code ``c >= 0`` is an internal node, ``c < 0`` is the leaf ``-c - 1``;
+* ``roots[t]`` is the child code of tree t's root (a leaf for a one-leaf tree);
+* ``leaf_values[leaf, :]`` is the leaf's class distribution (weighted class
+  counts of its training examples, normalised), over the cascade's full class
+  list.
+
+Tree t's nodes and leaves are written after those of trees 0..t-1 and its
+random stream depends only on (seed, t), so the first T trees of a forest are
+exactly the T-tree forest with the same seed: slicing ``roots`` is enough.
+
+The split rules follow scikit-learn's ``BestSplitter`` (random forests) and
+``RandomSplitter`` (extremely randomised / completely-random trees) with the
+Gini criterion: candidate features are drawn without replacement until
+``max_features`` non-constant ones were visited; constant features do not
+count; a split must leave ``min_samples_leaf`` distinct examples on each side.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+# Two values closer than this are one value for a split (scikit-learn's FEATURE_THRESHOLD).
+_FEATURE_THRESHOLD = 1e-7
+_EPSILON = 1e-12
+# Nodes up to this size sort by insertion; larger ones filter a presorted order.
+_INSERTION_SORT_MAX = 24
+
+
+@nb.njit(cache=True, nogil=True)
+def _splitmix(state: np.ndarray) -> np.uint64:
+    """splitmix64: the next 64 random bits of the stream held in state[0]."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(cache=True, nogil=True)
+def _uniform(state: np.ndarray) -> float:
+    """Uniform in [0, 1) with 53 random bits."""
+    return float(_splitmix(state) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True, nogil=True)
+def _randint(state: np.ndarray, n: int) -> int:
+    """Uniform integer in [0, n) (n is small, so the modulo bias is < 2**-40)."""
+    return int(_splitmix(state) % np.uint64(n))
+
+
+@nb.njit(cache=True, nogil=True)
+def tree_stream(seed: int, tree: int) -> np.ndarray:
+    """The random state of tree ``tree`` of the forest seeded with ``seed``."""
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = np.uint64(seed) * _GOLDEN + np.uint64(tree)
+    _splitmix(state)
+    state[0] ^= np.uint64(tree) * _MIX1
+    return state
+
+
+@nb.njit(cache=True, nogil=True)
+def _example_weights(state, n, bootstrap):
+    """How often each example is in the tree's sample: a bootstrap of size n, or once each."""
+    weight = np.zeros(n)
+    if bootstrap:
+        for _ in range(n):
+            weight[_randint(state, n)] += 1.0
+    else:
+        weight[:] = 1.0
+    return weight
+
+
+@nb.njit(cache=True, nogil=True)
+def bootstrap_counts(seed, tree, n):
+    """The bootstrap counts tree ``tree`` of a bootstrapped forest seeded ``seed`` trains on."""
+    return _example_weights(tree_stream(seed, tree), n, True)
+
+
+@nb.njit(cache=True, nogil=True)
+def _class_weights(y, weight, samples, start, end, counts):
+    counts[:] = 0.0
+    for s in range(start, end):
+        i = samples[s]
+        counts[y[i]] += weight[i]
+
+
+@nb.njit(cache=True, nogil=True)
+def _partition(Xt, samples, start, end, feature, threshold):
+    """Move the node's examples with X[:, feature] <= threshold first; return the split position."""
+    pos = start
+    for s in range(start, end):
+        i = samples[s]
+        if Xt[feature, i] <= threshold:
+            samples[s], samples[pos] = samples[pos], samples[s]
+            pos += 1
+    return pos
+
+
+@nb.njit(cache=True, nogil=True)
+def _sorted_node_values(Xt, samples, start, end, feature, presorted, mark, stamp, values, sorted_samples):
+    """The node's examples in increasing order of X[:, feature], into values / sorted_samples.
+
+    Small nodes: insertion sort. Large ones: filter the forest's presorted
+    order of the feature by node membership (O(n), no comparisons).
+    """
+    n_node = end - start
+    if n_node <= _INSERTION_SORT_MAX:
+        for s in range(n_node):
+            i = samples[start + s]
+            v = Xt[feature, i]
+            k = s
+            while k > 0 and values[k - 1] > v:
+                values[k] = values[k - 1]
+                sorted_samples[k] = sorted_samples[k - 1]
+                k -= 1
+            values[k] = v
+            sorted_samples[k] = i
+    else:
+        k = 0
+        for i in presorted[feature]:
+            if mark[i] == stamp:
+                values[k] = Xt[feature, i]
+                sorted_samples[k] = i
+                k += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _best_threshold(y, weight, n_node, min_samples_leaf, node_counts, values, sorted_samples, left, right):
+    """Best Gini threshold over sorted values (BestSplitter): (proxy, threshold), proxy -inf if none.
+
+    The proxy sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini
+    decrease) is updated in O(1) per position from the running sums of squares.
+    """
+    left[:] = 0.0
+    right[:] = node_counts
+    square_left = 0.0
+    square_right = 0.0
+    weight_right = 0.0
+    for c in range(right.shape[0]):
+        square_right += right[c] * right[c]
+        weight_right += right[c]
+    weight_left = 0.0
+    best_proxy = -np.inf
+    best_threshold = 0.0
+    for p in range(n_node - 1):
+        i = sorted_samples[p]
+        c = y[i]
+        w = weight[i]
+        square_left += w * (2.0 * left[c] + w)
+        square_right += w * (w - 2.0 * right[c])
+        left[c] += w
+        right[c] -= w
+        weight_left += w
+        weight_right -= w
+        n_left = p + 1
+        if n_left < min_samples_leaf:
+            continue
+        if n_node - n_left < min_samples_leaf:
+            break
+        v0 = values[p]
+        v1 = values[p + 1]
+        if v1 <= v0 + _FEATURE_THRESHOLD:
+            continue
+        proxy = square_left / weight_left + square_right / weight_right
+        if proxy > best_proxy:
+            best_proxy = proxy
+            threshold = v0 / 2.0 + v1 / 2.0
+            if threshold == v1 or threshold == np.inf or threshold == -np.inf:
+                threshold = v0
+            best_threshold = threshold
+    return best_proxy, best_threshold
+
+
+@nb.njit(cache=True, nogil=True)
+def _random_threshold(
+    Xt, y, weight, samples, start, end, feature, lo, hi, min_samples_leaf, state, left, right
+):
+    """A uniform threshold in [lo, hi) (RandomSplitter): (proxy, threshold), proxy -inf if invalid."""
+    threshold = lo + _uniform(state) * (hi - lo)
+    if threshold >= hi:
+        threshold = lo
+    left[:] = 0.0
+    right[:] = 0.0
+    n_left = 0
+    for s in range(start, end):
+        i = samples[s]
+        if Xt[feature, i] <= threshold:
+            left[y[i]] += weight[i]
+            n_left += 1
+        else:
+            right[y[i]] += weight[i]
+    if n_left < min_samples_leaf or (end - start) - n_left < min_samples_leaf:
+        return -np.inf, threshold
+    return _gini_proxy(left, right), threshold
+
+
+@nb.njit(cache=True, nogil=True)
+def _gini_proxy(left, right):
+    """sum_c L_c^2 / |L| + sum_c R_c^2 / |R|: larger means a larger Gini decrease."""
+    square_left = 0.0
+    square_right = 0.0
+    weight_left = 0.0
+    weight_right = 0.0
+    for c in range(left.shape[0]):
+        square_left += left[c] * left[c]
+        weight_left += left[c]
+        square_right += right[c] * right[c]
+        weight_right += right[c]
+    return square_left / weight_left + square_right / weight_right
+
+
+@nb.njit(cache=True, nogil=True)
+def _set_aside_all_zero(features, n_constant, nonzero_bits, samples, start, end, any_nonzero):
+    """Move the features that are 0 on every example of the node into the constant block.
+
+    They are constant, so this changes no split; it only spares drawing them.
+    Returns the new size of the constant block.
+    """
+    any_nonzero[:] = 0
+    for s in range(start, end):
+        any_nonzero |= nonzero_bits[samples[s]]
+    for j in range(n_constant, features.shape[0]):
+        f = features[j]
+        if (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
+            features[j], features[n_constant] = features[n_constant], features[j]
+            n_constant += 1
+    return n_constant
+
+
+@nb.njit(cache=True, nogil=True)
+def _grow_tree(
+    Xt,
+    y,
+    n_classes,
+    state,
+    max_features,
+    random_splits,
+    bootstrap,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    feature,
+    threshold,
+    left,
+    right,
+    leaf_values,
+    n_nodes,
+    n_leaves,
+    presorted,
+    nonzero_bits,
+):
+    """Grow one tree into the forest's arrays from position (n_nodes, n_leaves).
+
+    Returns (root code, n_nodes, n_leaves) after the tree.
+    """
+    d, n = Xt.shape
+    weight = _example_weights(state, n, bootstrap)
+    n_distinct = 0
+    for i in range(n):
+        if weight[i] > 0:
+            n_distinct += 1
+    samples = np.empty(n_distinct, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if weight[i] > 0:
+            samples[k] = i
+            k += 1
+    # features_at[k]: the feature order of the node being split at depth k; its first
+    # n_constant entries are features known to be constant there (hence in every descendant).
+    features_at = np.empty((8, d), dtype=np.int32)
+    features_at[0] = np.arange(d)
+    counts = np.empty(n_classes)
+    left_counts = np.empty(n_classes)
+    right_counts = np.empty(n_classes)
+    values = np.empty(n_distinct, dtype=Xt.dtype)
+    sorted_samples = np.empty(n_distinct, dtype=np.int64)
+    mark = np.zeros(n, dtype=np.int64)
+    any_nonzero = np.empty(nonzero_bits.shape[1], dtype=np.uint64)
+    stamp = 0
+
+    # Depth-first stack of (start, end, depth, parent node, is left child); parent -1 = root.
+    stack_start = np.empty(n_distinct + 1, dtype=np.int64)
+    stack_end = np.empty(n_distinct + 1, dtype=np.int64)
+    stack_depth = np.empty(n_distinct + 1, dtype=np.int64)
+    stack_parent = np.empty(n_distinct + 1, dtype=np.int64)
+    stack_is_left = np.empty(n_distinct + 1, dtype=np.bool_)
+    stack_constants = np.zeros(n_distinct + 1, dtype=np.int64)
+    top = 0
+    stack_start[0], stack_end[0], stack_depth[0], stack_parent[0], stack_is_left[0] = (
+        0,
+        n_distinct,
+        0,
+        -1,
+        True,
+    )
+    top = 1
+    root = 0
+    while top > 0:
+        top -= 1
+        start = stack_start[top]
+        end = stack_end[top]
+        depth = stack_depth[top]
+        parent = stack_parent[top]
+        is_left = stack_is_left[top]
+        n_constant = stack_constants[top]
+        n_node = end - start
+        _class_weights(y, weight, samples, start, end, counts)
+        n_present = 0
+        for c in range(n_classes):
+            if counts[c] > _EPSILON:
+                n_present += 1
+        is_leaf = (
+            n_present <= 1
+            or n_node < min_samples_split
+            or n_node < 2 * min_samples_leaf
+            or (max_depth >= 0 and depth >= max_depth)
+        )
+        best_proxy = -np.inf
+        best_feature = -1
+        best_threshold = 0.0
+        if not is_leaf:
+            if not random_splits and n_node > _INSERTION_SORT_MAX:
+                stamp += 1
+                for s in range(start, end):
+                    mark[samples[s]] = stamp
+            if depth >= features_at.shape[0]:
+                grown = np.empty((2 * features_at.shape[0], d), dtype=np.int32)
+                grown[: features_at.shape[0]] = features_at
+                features_at = grown
+            features = features_at[depth]
+            if depth > 0:
+                features[:] = features_at[depth - 1]
+            n_constant = _set_aside_all_zero(
+                features, n_constant, nonzero_bits, samples, start, end, any_nonzero
+            )
+            # [0, n_constant): constant; [n_constant, j): drawn, not constant; [j, d): not drawn.
+            visited = 0
+            for j in range(n_constant, d):
+                if visited >= max_features:
+                    break
+                r = j + _randint(state, d - j)
+                features[j], features[r] = features[r], features[j]
+                f = features[j]
+                lo = np.inf
+                hi = -np.inf
+                for s in range(start, end):
+                    v = Xt[f, samples[s]]
+                    lo = min(lo, v)
+                    hi = max(hi, v)
+                if hi <= lo + _FEATURE_THRESHOLD:
+                    # Constant here: does not count as visited, and is never drawn again below.
+                    features[j], features[n_constant] = features[n_constant], features[j]
+                    n_constant += 1
+                    continue
+                visited += 1
+                if random_splits:
+                    proxy, thr = _random_threshold(
+                        Xt,
+                        y,
+                        weight,
+                        samples,
+                        start,
+                        end,
+                        f,
+                        lo,
+                        hi,
+                        min_samples_leaf,
+                        state,
+                        left_counts,
+                        right_counts,
+                    )
+                else:
+                    _sorted_node_values(
+                        Xt, samples, start, end, f, presorted, mark, stamp, values, sorted_samples
+                    )
+                    proxy, thr = _best_threshold(
+                        y,
+                        weight,
+                        n_node,
+                        min_samples_leaf,
+                        counts,
+                        values,
+                        sorted_samples,
+                        left_counts,
+                        right_counts,
+                    )
+                if proxy > best_proxy:
+                    best_proxy = proxy
+                    best_feature = f
+                    best_threshold = thr
+            is_leaf = best_feature < 0
+        if is_leaf:
+            total = counts.sum()
+            for c in range(n_classes):
+                leaf_values[n_leaves, c] = counts[c] / total
+            code = -n_leaves - 1
+            n_leaves += 1
+        else:
+            node = n_nodes
+            n_nodes += 1
+            feature[node] = best_feature
+            threshold[node] = best_threshold
+            code = node
+            pos = _partition(Xt, samples, start, end, best_feature, best_threshold)
+            # Right child pushed first, so the left subtree is grown first.
+            stack_start[top], stack_end[top], stack_depth[top] = pos, end, depth + 1
+            stack_parent[top], stack_is_left[top] = node, False
+            stack_constants[top] = n_constant
+            top += 1
+            stack_start[top], stack_end[top], stack_depth[top] = start, pos, depth + 1
+            stack_parent[top], stack_is_left[top] = node, True
+            stack_constants[top] = n_constant
+            top += 1
+        if parent < 0:
+            root = code
+        elif is_left:
+            left[parent] = code
+        else:
+            right[parent] = code
+    return root, n_nodes, n_leaves
+
+
+@nb.njit(cache=True, nogil=True)
+def grow_forest(
+    X,
+    y,
+    n_classes,
+    n_trees,
+    seed,
+    max_features,
+    random_splits,
+    bootstrap,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+):
+    """Grow ``n_trees`` trees on (X, y); y holds class codes in [0, n_classes).
+
+    ``max_depth < 0`` means unlimited. Returns (roots, feature, threshold, left,
+    right, leaf_values), the arrays trimmed to the nodes and leaves used.
+    """
+    n = X.shape[0]
+    Xt = np.ascontiguousarray(X.T)  # feature-major: a node's values of one feature are close
+    # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
+    node_capacity = n_trees * max(n - 1, 1)
+    leaf_capacity = n_trees * n
+    feature = np.empty(node_capacity, dtype=np.int32)
+    threshold = np.empty(node_capacity)
+    left = np.empty(node_capacity, dtype=np.int64)
+    right = np.empty(node_capacity, dtype=np.int64)
+    leaf_values = np.empty((leaf_capacity, n_classes))
+    roots = np.empty(n_trees, dtype=np.int64)
+    # Each feature's example order, sorted once for all trees (best splits only).
+    presorted = np.empty((Xt.shape[0] if not random_splits else 0, n), dtype=np.int64)
+    for f in range(presorted.shape[0]):
+        presorted[f] = np.argsort(Xt[f], kind="mergesort")
+    # Bit f of row i: X[i, f] != 0. Lets a node set aside its all-zero features (most pixels
+    # of a small MNIST node) with a few word operations instead of a pass per drawn feature.
+    nonzero_bits = np.zeros((n, (Xt.shape[0] + 63) // 64), dtype=np.uint64)
+    for f in range(Xt.shape[0]):
+        for i in range(n):
+            if Xt[f, i] != 0:
+                nonzero_bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+    n_nodes = 0
+    n_leaves = 0
+    for t in range(n_trees):
+        state = tree_stream(seed, t)
+        roots[t], n_nodes, n_leaves = _grow_tree(
+            Xt,
+            y,
+            n_classes,
+            state,
+            max_features,
+            random_splits,
+            bootstrap,
+            max_depth,
+            min_samples_split,
+            min_samples_leaf,
+            feature,
+            threshold,
+            left,
+            right,
+            leaf_values,
+            n_nodes,
+            n_leaves,
+            presorted,
+            nonzero_bits,
+        )
+    return (
+        roots,
+        feature[:n_nodes].copy(),
+        threshold[:n_nodes].copy(),
+        left[:n_nodes].copy(),
+        right[:n_nodes].copy(),
+        leaf_values[:n_leaves].copy(),
+    )
+
+
+@nb.njit(cache=True, nogil=True)
+def _leaf(X, i, code, feature, threshold, left, right):
+    while code >= 0:
+        if X[i, feature[code]] <= threshold[code]:
+            code = left[code]
+        else:
+            code = right[code]
+    return -code - 1
+
+
+@nb.njit(cache=True, nogil=True)
+def apply_forest(X, roots, feature, threshold, left, right):
+    """Leaf index of every example in every tree, shape (n, T)."""
+    n = X.shape[0]
+    n_trees = roots.shape[0]
+    leaves = np.empty((n, n_trees), dtype=np.int64)
+    for i in range(n):
+        for t in range(n_trees):
+            leaves[i, t] = _leaf(X, i, roots[t], feature, threshold, left, right)
+    return leaves
+
+
+@nb.njit(cache=True, nogil=True)
+def tree_probabilities(X, roots, feature, threshold, left, right, leaf_values):
+    """Per-tree class distributions p_i^(t) of every example, shape (n, T, C)."""
+    n = X.shape[0]
+    n_trees = roots.shape[0]
+    n_classes = leaf_values.shape[1]
+    out = np.empty((n, n_trees, n_classes))
+    for i in range(n):
+        for t in range(n_trees):
+            out[i, t, :] = leaf_values[_leaf(X, i, roots[t], feature, threshold, left, right)]
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def weighted_probabilities(X, roots, feature, threshold, left, right, leaf_values, w):
+    """Class vectors sum_t w_t p_i^(t) of eq. (41), shape (n, C), without the (n, T, C) array."""
+    n = X.shape[0]
+    n_trees = roots.shape[0]
+    n_classes = leaf_values.shape[1]
+    out = np.zeros((n, n_classes))
+    for i in range(n):
+        for t in range(n_trees):
+            leaf = _leaf(X, i, roots[t], feature, threshold, left, right)
+            for c in range(n_classes):
+                out[i, c] += w[t] * leaf_values[leaf, c]
+    return out

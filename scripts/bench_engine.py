@@ -1,0 +1,206 @@
+"""Forest engines, measured: scikit-learn against the compiled ``fast`` engine.
+
+1. Per forest: fit time per tree and per-tree probability time (an (n, T, C)
+   array for 80 new examples), for n in {50, 120} training examples, d in
+   {7, 34, 784} features (Ecoli, Ionosphere, MNIST), T in {100, 1000}, both
+   forest kinds -> results/bench/engine.csv.
+2. One repetition of the protocol at T=1000, N=120 (gcForest and DisDF on one
+   split) per dataset: "before" = scikit-learn forests, each method fitted
+   alone; "after" = fast engine with level 1 shared. Time split into trees,
+   probabilities, weights (pair statistics + solver) and other
+   -> results/bench/repetition.csv.
+
+Single-threaded (one core); run it on an otherwise idle machine.
+
+Usage: python scripts/bench_engine.py [--part forests|repetition|both] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import disdf.cascade
+import disdf.discriminative
+from disdf.fast_forest import FastForest
+from disdf.forest_specs import fit_fold_model
+from disdf.tree_probabilities import LeafTable
+from disdf.weights import PairStatistics
+from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
+from experiments.unit import make_estimator, run_split
+
+OUT = Path("results/bench")
+DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
+MODEL = {
+    "n_folds": 3,
+    "max_levels": 10,
+    "patience": 1,
+    "tol": 0.0,
+    "augmentation": "cumulative",
+    "lambda_": 1.0,
+    "tau": 1.0,
+    "tune": False,
+    "tune_lambdas": [1.0],
+    "tune_taus": [1.0],
+}
+SOLVER = {"name": "frank_wolfe_away", "options": {}}
+
+
+def best_of(repeats: int, function) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_forests(repeats: int) -> pd.DataFrame:
+    rows = []
+    for d, dataset in DATASET_OF_D.items():
+        pool = load_pool(dataset, None)
+        _, y_all = np.unique(pool.y_train, return_inverse=True)
+        n_classes = int(y_all.max()) + 1
+        rng = np.random.default_rng(0)
+        for n in (50, 120):
+            order = rng.permutation(len(y_all))
+            train, new = order[:n], order[n : n + 80]
+            X, y, X_new = pool.X_train[train], y_all[train], pool.X_train[new]
+            for kind in ("completely_random", "random_forest"):
+                for T in (100, 1000):
+                    for engine in ("sklearn", "fast"):
+                        fit = partial(
+                            fit_fold_model,
+                            kind,
+                            {},
+                            engine,
+                            X,
+                            y,
+                            n_classes=n_classes,
+                            n_trees=T,
+                            random_state=1,
+                            tree_params={},
+                        )
+                        model = fit()  # also compiles the fast kernels once
+                        fit_s = best_of(repeats, fit)
+                        proba_s = best_of(repeats, partial(model.probabilities, X_new))
+                        rows.append(
+                            {
+                                "dataset": dataset,
+                                "d": d,
+                                "n": n,
+                                "kind": kind,
+                                "T": T,
+                                "engine": engine,
+                                "fit_us_per_tree": 1e6 * fit_s / T,
+                                "proba_ns_per_tree_example": 1e9 * proba_s / (T * len(X_new)),
+                            }
+                        )
+                        print(rows[-1], flush=True)
+    frame = pd.DataFrame(rows)
+    wide = frame.pivot_table(
+        index=["dataset", "d", "n", "kind", "T"],
+        columns="engine",
+        values=["fit_us_per_tree", "proba_ns_per_tree_example"],
+    )
+    speedup = pd.DataFrame(
+        {
+            "fit_speedup": wide["fit_us_per_tree"]["sklearn"] / wide["fit_us_per_tree"]["fast"],
+            "proba_speedup": wide["proba_ns_per_tree_example"]["sklearn"]
+            / wide["proba_ns_per_tree_example"]["fast"],
+        }
+    ).reset_index()
+    return frame.merge(speedup, on=["dataset", "d", "n", "kind", "T"])
+
+
+@contextmanager
+def timed(owner, name: str, bucket: str, clock: dict):
+    """Add the time spent in owner.name to clock[bucket] while the block runs."""
+    original = getattr(owner, name)
+    raw = original.__func__ if isinstance(original, classmethod) else original
+
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return raw(*args, **kwargs)
+        finally:
+            clock[bucket] += time.perf_counter() - start
+
+    setattr(owner, name, wrapper)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+def bench_repetition(datasets: list[str]) -> pd.DataFrame:
+    rows = []
+    for dataset in datasets:
+        pool = load_pool(dataset, None)
+        seed = split_seed(dataset, 120, 0, 0)
+        split = draw_split(pool, 120, test_size(120, 2 / 3), seed, dataset, cap_test=True)
+        units = [Unit(dataset, 120, 1000, method, 0) for method in ("gcforest", "disdf")]
+        for variant, engine, share in (("before", "sklearn", False), ("after", "fast", True)):
+            model = {**MODEL, "engine": engine}
+            if engine == "fast":  # compile outside the clock
+                make_estimator(Unit(dataset, 120, 5, "disdf", 0), model, SOLVER, seed).fit(
+                    split.X_train, split.y_train
+                )
+            clock: dict[str, float] = defaultdict(float)
+            with (
+                timed(disdf.cascade, "fit_fold_model", "trees", clock),
+                timed(LeafTable, "probabilities", "probabilities", clock),
+                timed(LeafTable, "weighted_probabilities", "probabilities", clock),
+                timed(FastForest, "probabilities", "probabilities", clock),
+                timed(FastForest, "weighted_probabilities", "probabilities", clock),
+                timed(PairStatistics, "from_tree_probabilities", "weights", clock),
+                timed(disdf.discriminative, "solve_weights", "weights", clock),
+            ):
+                start = time.perf_counter()
+                records = run_split(units, split, model, SOLVER, seed, {}, share=share)
+                total = time.perf_counter() - start
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "variant": variant,
+                    "engine": engine,
+                    "share_first_level": share,
+                    "total_seconds": total,
+                    "trees_seconds": clock["trees"],
+                    "probabilities_seconds": clock["probabilities"],
+                    "weights_seconds": clock["weights"],
+                    "other_seconds": total - clock["trees"] - clock["probabilities"] - clock["weights"],
+                    "levels_gcforest": records[0]["n_levels"],
+                    "levels_disdf": records[1]["n_levels"],
+                }
+            )
+            print(rows[-1], flush=True)
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["forests", "repetition", "both"], default="both")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    if args.part in ("forests", "both"):
+        forests = bench_forests(args.repeats)
+        forests.to_csv(OUT / "engine.csv", index=False, float_format="%.4g")
+        print(forests.groupby(["kind", "d"])[["fit_speedup", "proba_speedup"]].median())
+    if args.part in ("repetition", "both"):
+        repetition = bench_repetition(args.datasets)
+        repetition.to_csv(OUT / "repetition.csv", index=False, float_format="%.4g")
+        print(repetition.round(2).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""The compiled forest engine: tree-level invariants, nesting, determinism, and its cascade."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.model_selection import train_test_split
+
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.fast_forest import FastForest, FastForestParams, kernels
+from disdf.fast_forest.forest import n_candidate_features
+from disdf.forest_specs import fit_fold_model
+from disdf.shared_fit import fit_sharing_first_level
+
+COMPLETELY_RANDOM = FastForestParams(random_splits=True, max_features=1, bootstrap=False)
+RANDOM_FOREST = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
+KINDS = {"completely_random": COMPLETELY_RANDOM, "random_forest": RANDOM_FOREST}
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[np.ndarray, np.ndarray]:
+    X, y = make_classification(
+        n_samples=80, n_features=12, n_informative=5, n_classes=3, n_clusters_per_class=1, random_state=0
+    )
+    return X.astype(np.float32), y
+
+
+def grow(params, X, y, n_trees=20, seed=0, n_classes=3) -> FastForest:
+    return FastForest(params, n_trees, seed, n_classes).fit(X, y)
+
+
+def tree_paths(forest: FastForest, X: np.ndarray, tree: int) -> dict[int, np.ndarray]:
+    """Internal node -> indices of the rows of X that reach it (a plain traversal, for checking)."""
+    reached: dict[int, np.ndarray] = {}
+    frontier = [(int(forest.roots[tree]), np.arange(len(X)))]
+    while frontier:
+        code, rows = frontier.pop()
+        if code < 0:
+            continue
+        reached[code] = rows
+        goes_left = X[rows, forest.feature[code]] <= forest.threshold[code]
+        frontier += [(int(forest.left[code]), rows[goes_left]), (int(forest.right[code]), rows[~goes_left])]
+    return reached
+
+
+def tree_depth(forest: FastForest, code: int) -> int:
+    if code < 0:
+        return 0
+    return 1 + max(tree_depth(forest, int(forest.left[code])), tree_depth(forest, int(forest.right[code])))
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_fully_grown_trees_have_pure_leaves_on_their_training_examples(data, kind):
+    X, y = data
+    forest = grow(KINDS[kind], X, y)
+    leaves = forest.apply(X)
+    for t in range(forest.n_trees):
+        in_sample = (
+            kernels.bootstrap_counts(forest.seed, t, len(y)) > 0
+            if KINDS[kind].bootstrap
+            else np.ones(len(y), bool)
+        )
+        distributions = forest.leaf_values[leaves[in_sample, t]]
+        np.testing.assert_array_equal(distributions[np.arange(in_sample.sum()), y[in_sample]], 1.0)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_class_distributions_sum_to_one(data, kind):
+    X, y = data
+    forest = grow(KINDS[kind], X, y)
+    np.testing.assert_allclose(forest.leaf_values.sum(axis=1), 1.0)
+    probabilities = forest.probabilities(np.random.default_rng(0).normal(size=(30, X.shape[1])))
+    assert probabilities.shape == (30, forest.n_trees, 3)
+    np.testing.assert_allclose(probabilities.sum(axis=2), 1.0)
+    assert probabilities.min() >= 0.0
+
+
+def test_bootstrap_samples_n_with_replacement(data):
+    n = 120
+    counts = np.array([kernels.bootstrap_counts(5, t, n) for t in range(200)])
+    np.testing.assert_array_equal(counts.sum(axis=1), n)
+    in_bag = (counts > 0).mean()
+    assert abs(in_bag - (1 - (1 - 1 / n) ** n)) < 0.01  # 63.3 % distinct on average
+    assert not np.array_equal(counts[0], counts[1])
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_thresholds_lie_inside_the_node_range(data, kind):
+    X, y = data
+    forest = grow(KINDS[kind], X, y, n_trees=5)
+    for t in range(forest.n_trees):
+        rows_in_sample = np.flatnonzero(
+            kernels.bootstrap_counts(forest.seed, t, len(y)) > 0 if KINDS[kind].bootstrap else np.ones(len(y))
+        )
+        for node, rows in tree_paths(forest, X[rows_in_sample], t).items():
+            values = X[rows_in_sample[rows], forest.feature[node]]
+            assert values.min() <= forest.threshold[node] < values.max()
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_growth_limits_are_honoured(data, kind):
+    X, y = data
+    from dataclasses import replace
+
+    shallow = grow(replace(KINDS[kind], max_depth=3), X, y)
+    assert max(tree_depth(shallow, int(root)) for root in shallow.roots) <= 3
+    leafy = grow(replace(KINDS[kind], min_samples_leaf=5, bootstrap=False), X, y)
+    leaves = leafy.apply(X)
+    for t in range(leafy.n_trees):
+        assert np.bincount(leaves[:, t])[np.unique(leaves[:, t])].min() >= 5
+    split = grow(replace(KINDS[kind], min_samples_split=30, bootstrap=False), X, y)
+    for t in range(split.n_trees):
+        for rows in tree_paths(split, X, t).values():
+            assert len(rows) >= 30
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_first_trees_of_a_forest_are_the_smaller_forest(data, kind):
+    X, y = data
+    big = grow(KINDS[kind], X, y, n_trees=30, seed=11)
+    small = grow(KINDS[kind], X, y, n_trees=12, seed=11)
+    np.testing.assert_array_equal(big.first(12).probabilities(X), small.probabilities(X))
+    w = np.random.default_rng(0).dirichlet(np.ones(12))
+    np.testing.assert_allclose(big.first(12).weighted_probabilities(X, w), small.weighted_probabilities(X, w))
+
+
+@pytest.mark.parametrize("kind", ["completely_random", "random_forest"])
+def test_sklearn_first_trees_are_the_smaller_forest(data, kind):
+    """The property level-1 sharing relies on, for scikit-learn's forests too."""
+    X, y = data
+    options = {"n_classes": 3, "random_state": 4, "tree_params": {}}
+    big = fit_fold_model(kind, {}, "sklearn", X, y, n_trees=15, **options)
+    small = fit_fold_model(kind, {}, "sklearn", X, y, n_trees=6, **options)
+    np.testing.assert_array_equal(big.first(6).probabilities(X), small.probabilities(X))
+
+
+def test_same_seed_same_forest_other_seed_other_forest(data):
+    X, y = data
+    a, b, c = (grow(RANDOM_FOREST, X, y, seed=s) for s in (3, 3, 4))
+    np.testing.assert_array_equal(a.probabilities(X), b.probabilities(X))
+    assert not np.array_equal(a.probabilities(X), c.probabilities(X))
+
+
+@pytest.mark.parametrize(
+    ("max_features", "d", "expected"),
+    [(1, 34, 1), ("sqrt", 784, 28), ("sqrt", 7, 2), ("log2", 34, 5), (None, 9, 9), (0.5, 9, 4)],
+)
+def test_max_features_resolves_like_scikit_learn(max_features, d, expected):
+    assert n_candidate_features(max_features, d) == expected
+
+
+def test_constant_and_duplicate_features_do_not_break_growth():
+    X = np.zeros((30, 5), dtype=np.float32)
+    X[:, 3] = np.arange(30) % 4  # the only informative feature
+    y = (np.arange(30) % 4 >= 2).astype(int)
+    forest = grow(RANDOM_FOREST, X, y, n_classes=2)
+    assert set(np.unique(forest.feature)) == {3}
+    np.testing.assert_array_equal(forest.probabilities(X).mean(axis=1).argmax(axis=1), y)
+
+
+def test_identical_examples_with_different_labels_make_a_mixed_leaf():
+    X = np.ones((4, 2), dtype=np.float32)
+    forest = grow(COMPLETELY_RANDOM, X, np.array([0, 1, 1, 1]), n_trees=3, n_classes=2)
+    np.testing.assert_allclose(forest.probabilities(X[:1])[0], [[0.25, 0.75]] * 3)
+
+
+def test_forest_accuracy_matches_scikit_learn_on_held_out_data():
+    """A coarse same-learner check per forest kind (the full paired comparison is in results/bench)."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    accuracies = {"fast": [], "sklearn": []}
+    for seed in range(6):
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, train_size=120, random_state=seed, stratify=y
+        )
+        for params, reference in [
+            (COMPLETELY_RANDOM, ExtraTreesClassifier(max_features=1)),
+            (RANDOM_FOREST, RandomForestClassifier()),
+        ]:
+            fast = grow(params, X_train, y_train, n_trees=100, seed=seed, n_classes=2)
+            accuracies["fast"].append(
+                np.mean(fast.probabilities(X_test).mean(axis=1).argmax(axis=1) == y_test)
+            )
+            reference.set_params(n_estimators=100, random_state=seed).fit(X_train, y_train)
+            accuracies["sklearn"].append(reference.score(X_test, y_test))
+    assert abs(np.mean(accuracies["fast"]) - np.mean(accuracies["sklearn"])) < 0.02
+
+
+def test_fast_engine_refuses_parameters_it_does_not_implement():
+    with pytest.raises(ValueError, match=r"does not implement the forest parameter\(s\) \['class_weight'\]"):
+        CascadeForestClassifier(
+            engine="fast", forests=[{"kind": "random_forest", "class_weight": "balanced"}]
+        ).fit(np.eye(6), [0, 1] * 3)
+    with pytest.raises(ValueError, match="criterion='gini' only"):
+        CascadeForestClassifier(
+            engine="fast", forests=[{"kind": "random_forest", "criterion": "entropy"}]
+        ).fit(np.eye(6), [0, 1] * 3)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        CascadeForestClassifier(engine="numba").fit(np.eye(6), [0, 1] * 3)
+
+
+@pytest.mark.parametrize("engine", ["sklearn", "fast"])
+def test_sharing_the_first_level_gives_the_estimators_fit_gives(engine):
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:90], y[:90]
+    estimators = [
+        cls(n_trees=T, random_state=3, engine=engine)
+        for T in (5, 12)
+        for cls in (CascadeForestClassifier, DisDFClassifier)
+    ]
+    plain = [clone(e).fit(X, y) for e in estimators]
+    fit_sharing_first_level(estimators, X, y)
+    for shared, alone in zip(estimators, plain, strict=True):
+        assert shared.level_scores_ == alone.level_scores_
+        np.testing.assert_array_equal(shared.predict_proba(X), alone.predict_proba(X))
+        for w_shared, w_alone in zip(shared.weights_, alone.weights_, strict=True):
+            np.testing.assert_array_equal(np.asarray(w_shared), np.asarray(w_alone))
+
+
+def test_sharing_refuses_estimators_whose_first_levels_differ():
+    with pytest.raises(ValueError, match=r"differs from estimators\[0\] in \['n_folds'\]"):
+        fit_sharing_first_level(
+            [CascadeForestClassifier(random_state=0), CascadeForestClassifier(n_folds=4, random_state=0)],
+            np.eye(6),
+            [0, 1] * 3,
+        )
+    with pytest.raises(ValueError, match="integer random_state"):
+        fit_sharing_first_level([CascadeForestClassifier()], np.eye(6), [0, 1] * 3)
+
+
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_fast_results_do_not_depend_on_n_jobs(estimator, data):
+    X, y = data
+    one = estimator(n_trees=10, random_state=7, n_jobs=1, engine="fast").fit(X, y)
+    two = estimator(n_trees=10, random_state=7, n_jobs=2, engine="fast").fit(X, y)
+    np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
+    assert one.level_scores_ == two.level_scores_
