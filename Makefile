@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench reproduce reproduce-quick tables figures clean
+.PHONY: install test lint format bench engine-equivalence reproduce reproduce-quick tables figures clean
 
 install: $(VENV)/.installed
 
@@ -30,6 +30,14 @@ format: install
 
 bench: install
 	$(BIN)/python scripts/bench_solvers.py
+	$(BIN)/python scripts/bench_engine.py
+	$(BIN)/python scripts/solver_tolerance.py
+
+# Is engine=fast the same learner as scikit-learn's forests? Same splits under both, then a paired comparison.
+engine-equivalence: install
+	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=sklearn
+	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=fast
+	$(BIN)/python scripts/compare_engines.py
 
 # The paper's protocol: four tables, 100 repetitions (resumes where a previous run stopped).
 reproduce: install

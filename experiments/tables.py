@@ -197,6 +197,15 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
             "values are used."
         ),
         f"- Weight solver: `{cfg.solver.name}` with {dict(cfg.solver.options)}.",
+        f"- Forests: engine `{cfg.model.engine}` "
+        + (
+            "(compiled, `disdf/fast_forest/`; its equivalence with scikit-learn's forests is measured in "
+            "`results/bench/engine_equivalence.csv`)."
+            if cfg.model.engine == "fast"
+            else "(scikit-learn's forests)."
+        )
+        + " Level 1 of a split is grown once for every T and both methods (exact: the first T trees of a "
+        "forest are the T-tree forest with the same seed).",
         "- The paper chose λ by the best (test) results; its values are printed beside ours, not used.",
         "",
         "## Summary",
@@ -230,7 +239,8 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
         f"## Time per unit at N = {cells['N'].max()}, T = {cells['T'].max()}",
         "",
         "Mean fit + predict seconds of one unit (one method on one split) and mean levels kept; "
-        "units ran in parallel, so the seconds include contention for the cores.",
+        "a split's shared level 1 is charged evenly to its units; units ran in parallel, so the "
+        "seconds include contention for the cores.",
         "",
         timing.to_markdown(floatfmt=".2f"),
         "",

@@ -33,7 +33,9 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _FEATURE_THRESHOLD = 1e-7
 _EPSILON = 1e-12
 # Nodes up to this size sort by insertion; larger ones filter a presorted order.
-_INSERTION_SORT_MAX = 24
+_INSERTION_SORT_MAX = 16
+# After this many constant features drawn in one node, set aside all of its all-zero features.
+_CONSTANTS_BEFORE_SET_ASIDE = 8
 
 
 @nb.njit(cache=True, nogil=True)
@@ -150,7 +152,9 @@ def _best_threshold(y, weight, n_node, min_samples_leaf, node_counts, values, so
         square_right += right[c] * right[c]
         weight_right += right[c]
     weight_left = 0.0
-    best_proxy = -np.inf
+    # proxy = numerator / denominator, compared by cross-multiplication: no division per position.
+    best_numerator = -1.0
+    best_denominator = 1.0
     best_threshold = 0.0
     for p in range(n_node - 1):
         i = sorted_samples[p]
@@ -171,14 +175,18 @@ def _best_threshold(y, weight, n_node, min_samples_leaf, node_counts, values, so
         v1 = values[p + 1]
         if v1 <= v0 + _FEATURE_THRESHOLD:
             continue
-        proxy = square_left / weight_left + square_right / weight_right
-        if proxy > best_proxy:
-            best_proxy = proxy
+        numerator = square_left * weight_right + square_right * weight_left
+        denominator = weight_left * weight_right
+        if numerator * best_denominator > best_numerator * denominator:
+            best_numerator = numerator
+            best_denominator = denominator
             threshold = v0 / 2.0 + v1 / 2.0
             if threshold == v1 or threshold == np.inf or threshold == -np.inf:
                 threshold = v0
             best_threshold = threshold
-    return best_proxy, best_threshold
+    if best_numerator < 0.0:
+        return -np.inf, best_threshold
+    return best_numerator / best_denominator, best_threshold
 
 
 @nb.njit(cache=True, nogil=True)
@@ -220,21 +228,24 @@ def _gini_proxy(left, right):
 
 
 @nb.njit(cache=True, nogil=True)
-def _set_aside_all_zero(features, n_constant, nonzero_bits, samples, start, end, any_nonzero):
-    """Move the features that are 0 on every example of the node into the constant block.
+def _set_aside_all_zero(features, first, last, nonzero_bits, samples, start, end, any_nonzero):
+    """Move the undrawn features features[first:last] that are 0 on every example of the node
+    to the end of that range; return the new end of the features left to draw.
 
-    They are constant, so this changes no split; it only spares drawing them.
-    Returns the new size of the constant block.
+    They are constant in the node, so this changes no split; it only spares drawing them.
     """
     any_nonzero[:] = 0
     for s in range(start, end):
         any_nonzero |= nonzero_bits[samples[s]]
-    for j in range(n_constant, features.shape[0]):
+    j = first
+    while j < last:
         f = features[j]
         if (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
-            features[j], features[n_constant] = features[n_constant], features[j]
-            n_constant += 1
-    return n_constant
+            last -= 1
+            features[j], features[last] = features[last], features[j]
+        else:
+            j += 1
+    return last
 
 
 @nb.njit(cache=True, nogil=True)
@@ -258,6 +269,7 @@ def _grow_tree(
     n_leaves,
     presorted,
     nonzero_bits,
+    use_zero_bits,
 ):
     """Grow one tree into the forest's arrays from position (n_nodes, n_leaves).
 
@@ -275,10 +287,7 @@ def _grow_tree(
         if weight[i] > 0:
             samples[k] = i
             k += 1
-    # features_at[k]: the feature order of the node being split at depth k; its first
-    # n_constant entries are features known to be constant there (hence in every descendant).
-    features_at = np.empty((8, d), dtype=np.int32)
-    features_at[0] = np.arange(d)
+    features = np.arange(d)
     counts = np.empty(n_classes)
     left_counts = np.empty(n_classes)
     right_counts = np.empty(n_classes)
@@ -294,7 +303,6 @@ def _grow_tree(
     stack_depth = np.empty(n_distinct + 1, dtype=np.int64)
     stack_parent = np.empty(n_distinct + 1, dtype=np.int64)
     stack_is_left = np.empty(n_distinct + 1, dtype=np.bool_)
-    stack_constants = np.zeros(n_distinct + 1, dtype=np.int64)
     top = 0
     stack_start[0], stack_end[0], stack_depth[0], stack_parent[0], stack_is_left[0] = (
         0,
@@ -312,7 +320,6 @@ def _grow_tree(
         depth = stack_depth[top]
         parent = stack_parent[top]
         is_left = stack_is_left[top]
-        n_constant = stack_constants[top]
         n_node = end - start
         _class_weights(y, weight, samples, start, end, counts)
         n_present = 0
@@ -333,22 +340,20 @@ def _grow_tree(
                 stamp += 1
                 for s in range(start, end):
                     mark[samples[s]] = stamp
-            if depth >= features_at.shape[0]:
-                grown = np.empty((2 * features_at.shape[0], d), dtype=np.int32)
-                grown[: features_at.shape[0]] = features_at
-                features_at = grown
-            features = features_at[depth]
-            if depth > 0:
-                features[:] = features_at[depth - 1]
-            n_constant = _set_aside_all_zero(
-                features, n_constant, nonzero_bits, samples, start, end, any_nonzero
-            )
-            # [0, n_constant): constant; [n_constant, j): drawn, not constant; [j, d): not drawn.
+            # features[0:n_constant]: drawn, constant here; [n_constant, j): drawn, not constant;
+            # [j, last): not drawn yet; [last, d): all zero here, set aside.
+            n_constant = 0
+            last = d
+            j = 0
             visited = 0
-            for j in range(n_constant, d):
-                if visited >= max_features:
-                    break
-                r = j + _randint(state, d - j)
+            while j < last and visited < max_features:
+                if n_constant == _CONSTANTS_BEFORE_SET_ASIDE and use_zero_bits:
+                    last = _set_aside_all_zero(
+                        features, j, last, nonzero_bits, samples, start, end, any_nonzero
+                    )
+                    if j == last:
+                        break
+                r = j + _randint(state, last - j)
                 features[j], features[r] = features[r], features[j]
                 f = features[j]
                 lo = np.inf
@@ -357,9 +362,10 @@ def _grow_tree(
                     v = Xt[f, samples[s]]
                     lo = min(lo, v)
                     hi = max(hi, v)
+                j += 1
                 if hi <= lo + _FEATURE_THRESHOLD:
-                    # Constant here: does not count as visited, and is never drawn again below.
-                    features[j], features[n_constant] = features[n_constant], features[j]
+                    # Constant here: does not count as visited, and is not drawn again in this node.
+                    features[j - 1], features[n_constant] = features[n_constant], features[j - 1]
                     n_constant += 1
                     continue
                 visited += 1
@@ -415,11 +421,9 @@ def _grow_tree(
             # Right child pushed first, so the left subtree is grown first.
             stack_start[top], stack_end[top], stack_depth[top] = pos, end, depth + 1
             stack_parent[top], stack_is_left[top] = node, False
-            stack_constants[top] = n_constant
             top += 1
             stack_start[top], stack_end[top], stack_depth[top] = start, pos, depth + 1
             stack_parent[top], stack_is_left[top] = node, True
-            stack_constants[top] = n_constant
             top += 1
         if parent < 0:
             root = code
@@ -471,6 +475,8 @@ def grow_forest(
         for i in range(n):
             if Xt[f, i] != 0:
                 nonzero_bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+    # Worth it only where zeros are common (pixels); elsewhere the all-zero set is empty.
+    use_zero_bits = np.mean(Xt == 0) > 0.1
     n_nodes = 0
     n_leaves = 0
     for t in range(n_trees):
@@ -495,6 +501,7 @@ def grow_forest(
             n_leaves,
             presorted,
             nonzero_bits,
+            use_zero_bits,
         )
     return (
         roots,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import time
 
+import numba as nb
 import numpy as np
 import scipy.linalg
 
@@ -45,6 +46,7 @@ def _initial_weights(problem: WeightProblem, w0: np.ndarray | None, default: np.
     return w0 / w0.sum()
 
 
+@nb.njit(cache=True, nogil=True)
 def exact_line_search(
     quadratic: np.ndarray,
     w: np.ndarray,
@@ -53,7 +55,7 @@ def exact_line_search(
     q_direction: np.ndarray,
     gamma_max: float,
 ) -> float:
-    """argmin over gamma in [0, gamma_max] of J(w + gamma d).
+    """argmin over gamma in [0, gamma_max] of J(w + gamma d) (compiled: it runs every iteration).
 
     Along the segment, J is a convex piecewise quadratic:
         phi(g) = sum_t c_t (w_t + g d_t)^2 + sum_p max(0, S_p - g r_p)^2,
@@ -61,38 +63,51 @@ def exact_line_search(
     non-decreasing; the breakpoints g_p = S_p / r_p are sorted once and the
     active-set sums are accumulated, so the root is found in O(P log P).
     """
-    a = 2.0 * float(quadratic @ (w * direction))
-    b = 2.0 * float(quadratic @ (direction * direction))
-    r = q_direction
-    # Hinge terms active just above gamma = 0.
-    active = (slacks > 0) | ((slacks == 0) & (r < 0))
-    u0 = float(r[active] @ slacks[active])
-    v0 = float(r[active] @ r[active])
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        breaks = slacks / r
-    crossing = (r != 0) & (breaks > 0) & (breaks < gamma_max)
-    # A pair with r > 0 leaves the active set at its breakpoint; r < 0 enters.
-    order = np.argsort(breaks[crossing], kind="stable")
-    points = breaks[crossing][order]
-    sign = np.where(r[crossing][order] > 0, -1.0, 1.0)
-    ru = r[crossing][order] * slacks[crossing][order]
-    rv = r[crossing][order] ** 2
-    u = u0 + np.concatenate(([0.0], np.cumsum(sign * ru)))
-    v = v0 + np.concatenate(([0.0], np.cumsum(sign * rv)))
-    left = np.concatenate(([0.0], points))
-    right = np.concatenate((points, [gamma_max]))
-    # phi'(g) on segment k is (a - 2 u_k) + (b + 2 v_k) g.
-    intercept = a - 2.0 * u
-    slope = b + 2.0 * v
-    derivative_right = intercept + slope * right
-    nonneg = np.flatnonzero(derivative_right >= 0)
-    if nonneg.size == 0:
-        return float(gamma_max)
-    k = nonneg[0]
-    if slope[k] <= 0:
-        return float(left[k])
-    return float(min(max(-intercept[k] / slope[k], left[k]), right[k]))
+    a = 0.0
+    b = 0.0
+    for t in range(w.shape[0]):
+        a += quadratic[t] * w[t] * direction[t]
+        b += quadratic[t] * direction[t] * direction[t]
+    a *= 2.0
+    b *= 2.0
+    # u, v: sums of r S and r^2 over the hinge terms active just above gamma = 0.
+    u = 0.0
+    v = 0.0
+    breaks = np.empty(slacks.shape[0])
+    pairs = np.empty(slacks.shape[0], dtype=np.int64)
+    n_breaks = 0
+    for p in range(slacks.shape[0]):
+        r = q_direction[p]
+        s = slacks[p]
+        if s > 0.0 or (s == 0.0 and r < 0.0):
+            u += r * s
+            v += r * r
+        if r != 0.0:
+            g = s / r
+            if 0.0 < g < gamma_max:
+                breaks[n_breaks] = g
+                pairs[n_breaks] = p
+                n_breaks += 1
+    order = np.argsort(breaks[:n_breaks], kind="mergesort")
+    left = 0.0
+    for k in range(n_breaks + 1):
+        right = breaks[order[k]] if k < n_breaks else gamma_max
+        # phi'(g) on this segment is (a - 2 u) + (b + 2 v) g.
+        intercept = a - 2.0 * u
+        slope = b + 2.0 * v
+        if intercept + slope * right >= 0.0:
+            if slope <= 0.0:
+                return left
+            return min(max(-intercept / slope, left), right)
+        if k < n_breaks:
+            # A pair with r > 0 leaves the active set at its breakpoint; r < 0 enters.
+            p = pairs[order[k]]
+            r = q_direction[p]
+            sign = -1.0 if r > 0.0 else 1.0
+            u += sign * r * slacks[p]
+            v += sign * r * r
+            left = right
+    return gamma_max
 
 
 def support_newton_target(problem: WeightProblem, w: np.ndarray, slacks: np.ndarray) -> np.ndarray:

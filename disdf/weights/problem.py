@@ -22,8 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Bound on the temporary (pairs, T, C) block used to build Q, in float64 elements.
-_PAIR_BLOCK_ELEMENTS = 1 << 22
+from disdf.weights.pair_kernels import manhattan_rows
 
 
 def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -63,16 +62,8 @@ def different_class_q(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarr
 
     Returns an array of shape (n_pairs, T); entries lie in [0, 2].
     """
-    _, n_trees, n_classes = tree_probabilities.shape
     i, j = different_class_pairs(y)
-    q = np.empty((len(i), n_trees))
-    block = max(1, _PAIR_BLOCK_ELEMENTS // max(1, n_trees * n_classes))
-    for start in range(0, len(i), block):
-        stop = start + block
-        diff = tree_probabilities[i[start:stop]] - tree_probabilities[j[start:stop]]
-        np.abs(diff, out=diff)
-        q[start:stop] = diff.sum(axis=2)
-    return q
+    return manhattan_rows(np.ascontiguousarray(tree_probabilities, dtype=np.float64), i, j)
 
 
 @dataclass(frozen=True)
