@@ -90,7 +90,8 @@ def bootstrap_counts(seed, tree, n):
 
 @nb.njit(cache=True, nogil=True)
 def _class_weights(y, weight, samples, start, end, counts):
-    counts[:] = 0.0
+    for c in range(counts.shape[0]):  # loops, not slice assignment: these arrays are tiny
+        counts[c] = 0.0
     for s in range(start, end):
         i = samples[s]
         counts[y[i]] += weight[i]
@@ -143,12 +144,12 @@ def _best_threshold(y, weight, n_node, min_samples_leaf, node_counts, values, so
     The proxy sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini
     decrease) is updated in O(1) per position from the running sums of squares.
     """
-    left[:] = 0.0
-    right[:] = node_counts
     square_left = 0.0
     square_right = 0.0
     weight_right = 0.0
     for c in range(right.shape[0]):
+        left[c] = 0.0
+        right[c] = node_counts[c]
         square_right += right[c] * right[c]
         weight_right += right[c]
     weight_left = 0.0
@@ -160,10 +161,12 @@ def _best_threshold(y, weight, n_node, min_samples_leaf, node_counts, values, so
         i = sorted_samples[p]
         c = y[i]
         w = weight[i]
-        square_left += w * (2.0 * left[c] + w)
-        square_right += w * (w - 2.0 * right[c])
-        left[c] += w
-        right[c] -= w
+        left_c = left[c]
+        right_c = right[c]
+        square_left += w * (2.0 * left_c + w)
+        square_right += w * (w - 2.0 * right_c)
+        left[c] = left_c + w
+        right[c] = right_c - w
         weight_left += w
         weight_right -= w
         n_left = p + 1
@@ -197,8 +200,9 @@ def _random_threshold(
     threshold = lo + _uniform(state) * (hi - lo)
     if threshold >= hi:
         threshold = lo
-    left[:] = 0.0
-    right[:] = 0.0
+    for c in range(left.shape[0]):
+        left[c] = 0.0
+        right[c] = 0.0
     n_left = 0
     for s in range(start, end):
         i = samples[s]
@@ -234,9 +238,12 @@ def _set_aside_all_zero(features, first, last, nonzero_bits, samples, start, end
 
     They are constant in the node, so this changes no split; it only spares drawing them.
     """
-    any_nonzero[:] = 0
+    for word in range(any_nonzero.shape[0]):
+        any_nonzero[word] = 0
     for s in range(start, end):
-        any_nonzero |= nonzero_bits[samples[s]]
+        row = samples[s]
+        for word in range(any_nonzero.shape[0]):
+            any_nonzero[word] |= nonzero_bits[row, word]
     j = first
     while j < last:
         f = features[j]
