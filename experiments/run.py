@@ -25,6 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 import disdf
+from disdf.fast_forest import KERNEL_VERSION
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.protocol import all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
@@ -35,13 +36,17 @@ CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
 
 def result_config(cfg: DictConfig) -> dict:
     """The part of the config that can change a unit's result (not the grid, not the runtime)."""
-    return {
+    config = {
         "model": OmegaConf.to_container(cfg.model, resolve=True),
         "solver": OmegaConf.to_container(cfg.solver, resolve=True),
         "test_fraction": cfg.protocol.test_fraction,
         "cap_test_size": cfg.protocol.cap_test_size,
         "seed": cfg.protocol.seed,
     }
+    if cfg.model.engine == "fast":
+        # The compiled trees are ours: a kernel change must not resume records of the old kernels.
+        config["fast_kernel_version"] = KERNEL_VERSION
+    return config
 
 
 def config_hash(cfg: DictConfig) -> str:
@@ -87,6 +92,21 @@ def stop_signals_interrupt():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def caused_by_interrupt(error: BaseException | None) -> bool:
+    """True if ``error`` is a KeyboardInterrupt or was raised because of one.
+
+    A signal that arrives while numba code runs surfaces as a SystemError whose
+    cause is the KeyboardInterrupt raised by the handler.
+    """
+    seen = 0
+    while error is not None and seen < 20:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return False
 
 
 def run_units(cfg: DictConfig) -> dict:
@@ -148,7 +168,9 @@ def run_units(cfg: DictConfig) -> dict:
                     store.append_many(records)
                     completed += len(records)
                     bar.update(len(records))
-        except KeyboardInterrupt:
+        except BaseException as error:  # an interrupt inside compiled code arrives wrapped (SystemError)
+            if not caused_by_interrupt(error):
+                raise
             interrupted = True
             print(f"\nInterrupted: {completed} units of this run are saved; run the same command to resume.")
     summary = {

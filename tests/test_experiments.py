@@ -224,3 +224,19 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir, signa
     assert 0 < len(records) < 24
     assert len({(r["dataset"], r["T"], r["method"], r["repetition"]) for r in records}) == len(records)
     assert not os.path.exists(tmp_path / "REPORT.md")
+
+
+def test_an_interrupt_inside_compiled_code_counts_as_an_interrupt():
+    """numba re-raises a signal handler's KeyboardInterrupt as a SystemError caused by it."""
+    from experiments.run import caused_by_interrupt
+
+    try:
+        try:
+            raise KeyboardInterrupt("SIGINT")
+        except KeyboardInterrupt as interrupt:
+            raise SystemError("CPUDispatcher returned a result with an exception set") from interrupt
+    except SystemError as wrapped:
+        assert caused_by_interrupt(wrapped)
+    assert caused_by_interrupt(KeyboardInterrupt())
+    assert not caused_by_interrupt(SystemError("a real failure"))
+    assert not caused_by_interrupt(ValueError("bad input"))
