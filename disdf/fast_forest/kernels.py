@@ -350,11 +350,13 @@ def _grow_tree(
             # features[0:n_constant]: drawn, constant here; [n_constant, j): drawn, not constant;
             # [j, last): not drawn yet; [last, d): all zero here, set aside.
             n_constant = 0
+            set_aside = False  # at most once per node
             last = d
             j = 0
             visited = 0
             while j < last and visited < max_features:
-                if n_constant == _CONSTANTS_BEFORE_SET_ASIDE and use_zero_bits:
+                if n_constant == _CONSTANTS_BEFORE_SET_ASIDE and use_zero_bits and not set_aside:
+                    set_aside = True
                     last = _set_aside_all_zero(
                         features, j, last, nonzero_bits, samples, start, end, any_nonzero
                     )
