@@ -474,7 +474,7 @@ def grow_forest(
     leaf_values = np.empty((leaf_capacity, n_classes))
     roots = np.empty(n_trees, dtype=np.int64)
     # Each feature's example order, sorted once for all trees (best splits only).
-    presorted = np.empty((Xt.shape[0] if not random_splits else 0, n), dtype=np.int64)
+    presorted = np.empty((Xt.shape[0] if not random_splits else 0, n), dtype=np.int32)
     for f in range(presorted.shape[0]):
         presorted[f] = np.argsort(Xt[f], kind="mergesort")
     # Bit f of row i: X[i, f] != 0. Lets a node set aside its all-zero features (most pixels
