@@ -365,13 +365,21 @@ def _grow_tree(
                 r = j + _randint(state, last - j)
                 features[j], features[r] = features[r], features[j]
                 f = features[j]
-                lo = np.inf
-                hi = -np.inf
-                for s in range(start, end):
-                    v = Xt[f, samples[s]]
-                    lo = min(lo, v)
-                    hi = max(hi, v)
                 j += 1
+                if random_splits:
+                    lo = np.inf
+                    hi = -np.inf
+                    for s in range(start, end):
+                        v = Xt[f, samples[s]]
+                        lo = min(lo, v)
+                        hi = max(hi, v)
+                else:
+                    # Sorting first gives min and max too: no separate pass.
+                    _sorted_node_values(
+                        Xt, samples, start, end, f, presorted, mark, stamp, values, sorted_samples
+                    )
+                    lo = values[0]
+                    hi = values[n_node - 1]
                 if hi <= lo + _FEATURE_THRESHOLD:
                     # Constant here: does not count as visited, and is not drawn again in this node.
                     features[j - 1], features[n_constant] = features[n_constant], features[j - 1]
@@ -395,9 +403,6 @@ def _grow_tree(
                         right_counts,
                     )
                 else:
-                    _sorted_node_values(
-                        Xt, samples, start, end, f, presorted, mark, stamp, values, sorted_samples
-                    )
                     proxy, thr = _best_threshold(
                         y,
                         weight,
