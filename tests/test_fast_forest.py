@@ -238,3 +238,25 @@ def test_fast_results_do_not_depend_on_n_jobs(estimator, data):
     two = estimator(n_trees=10, random_state=7, n_jobs=2, engine="fast").fit(X, y)
     np.testing.assert_array_equal(one.predict_proba(X), two.predict_proba(X))
     assert one.level_scores_ == two.level_scores_
+
+
+#: sha256 of the trees grown below, per KERNEL_VERSION. A kernel change that changes any tree
+#: must bump disdf.fast_forest.KERNEL_VERSION (so experiment records of the old trees are not
+#: resumed) and add its fingerprint here; a speed-up that keeps the trees keeps the fingerprint.
+TREE_FINGERPRINTS = {1: "c95f2a8a0f9fec1fa0c6f53e69a397e13da9a052f8477b5bf4a4abc25f1e1438"}
+
+
+def test_trees_match_the_fingerprint_of_the_kernel_version():
+    import hashlib
+
+    from sklearn.datasets import load_digits
+
+    from disdf.fast_forest import KERNEL_VERSION
+
+    X, y = load_digits(return_X_y=True)
+    X, y = np.ascontiguousarray(X[:90], dtype=np.float32), y[:90].astype(np.int64)
+    digest = hashlib.sha256()
+    for random_splits, max_features, bootstrap in [(False, 8, True), (True, 1, False)]:
+        for array in kernels.grow_forest(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
+            digest.update(np.ascontiguousarray(array).tobytes())
+    assert digest.hexdigest() == TREE_FINGERPRINTS[KERNEL_VERSION]
