@@ -7,8 +7,8 @@ from numbers import Real
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.utils import check_scalar
+from sklearn.utils.parallel import Parallel, delayed
 
 from disdf.cascade import (
     CascadeForestClassifier,
