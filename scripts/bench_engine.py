@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 import disdf.cascade
 import disdf.discriminative
@@ -140,14 +141,18 @@ def timed(owner, name: str, bucket: str, clock: dict):
         setattr(owner, name, original)
 
 
-def bench_repetition(datasets: list[str]) -> pd.DataFrame:
+VARIANTS = {"before": ("sklearn", False), "after": ("fast", True)}
+
+
+def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
     rows = []
     for dataset in datasets:
         pool = load_pool(dataset, None)
         seed = split_seed(dataset, 120, 0, 0)
         split = draw_split(pool, 120, test_size(120, 2 / 3), seed, dataset, cap_test=True)
         units = [Unit(dataset, 120, 1000, method, 0) for method in ("gcforest", "disdf")]
-        for variant, engine, share in (("before", "sklearn", False), ("after", "fast", True)):
+        for variant in variants:
+            engine, share = VARIANTS[variant]
             model = {**MODEL, "engine": engine}
             if engine == "fast":  # compile outside the clock
                 make_estimator(Unit(dataset, 120, 5, "disdf", 0), model, SOLVER, seed).fit(
@@ -190,14 +195,16 @@ def main() -> None:
     parser.add_argument("--part", choices=["forests", "repetition", "both"], default="both")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
+    parser.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["before", "after"])
     args = parser.parse_args()
+    threadpool_limits(1)  # one core: BLAS threads would fight any other process for the second one
     OUT.mkdir(parents=True, exist_ok=True)
     if args.part in ("forests", "both"):
         forests = bench_forests(args.repeats)
         forests.to_csv(OUT / "engine.csv", index=False, float_format="%.4g")
         print(forests.groupby(["kind", "d"])[["fit_speedup", "proba_speedup"]].median())
     if args.part in ("repetition", "both"):
-        repetition = bench_repetition(args.datasets)
+        repetition = bench_repetition(args.datasets, args.variants)
         repetition.to_csv(OUT / "repetition.csv", index=False, float_format="%.4g")
         print(repetition.round(2).to_string(index=False))
 
