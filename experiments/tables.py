@@ -151,7 +151,28 @@ def capped_test_note(cells: pd.DataFrame, cfg: DictConfig) -> list[str]:
     ]
 
 
-def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest: str) -> None:
+def split_times(records: pd.DataFrame, repetitions: int) -> tuple[pd.DataFrame, float]:
+    """Mean seconds of one complete split (every T, both methods) per (dataset, N), and the
+    core-hours the whole protocol needs at those rates."""
+    complete = records.groupby(["dataset", "N", "repetition"]).filter(
+        lambda group: len(group) == group["split_units"].iloc[0] if "split_units" in group else False
+    )
+    if complete.empty:
+        return pd.DataFrame(), float("nan")
+    per_split = (
+        complete.assign(seconds=complete["fit_seconds"] + complete["predict_seconds"])
+        .groupby(["dataset", "N", "repetition"])["seconds"]
+        .sum()
+        .groupby(["dataset", "N"])
+        .agg(["count", "mean"])
+        .rename(columns={"count": "splits timed", "mean": "seconds per split"})
+    )
+    return per_split, float(per_split["seconds per split"].sum() * repetitions / 3600)
+
+
+def write_report(
+    cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest: str, records: pd.DataFrame
+) -> None:
     runs_path = output_dir / "runs.jsonl"
     runs = (
         [json.loads(line) for line in runs_path.read_text().splitlines() if line.strip()]
@@ -244,6 +265,23 @@ def write_report(cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest:
         "",
         timing.to_markdown(floatfmt=".2f"),
         "",
+    ]
+    per_split, core_hours = split_times(records, cfg.protocol.repetitions)
+    if not per_split.empty:
+        lines += [
+            "## Time per split",
+            "",
+            "Mean fit + predict seconds of one split (all its T and both methods, level 1 grown once), "
+            f"over the splits whose units all ran in one job. At these rates the protocol's "
+            f"{cfg.protocol.repetitions} repetitions take {core_hours:.2f} core-hours, i.e. about "
+            f"{core_hours / 2:.2f} h of wall time on 2 cores.",
+            "",
+            per_split.reset_index()
+            .pivot_table(index="dataset", columns="N", values="seconds per split")
+            .to_markdown(floatfmt=".2f"),
+            "",
+        ]
+    lines += [
         "## Largest disagreements with the paper",
         "",
     ]
@@ -273,7 +311,7 @@ def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:
     records = records[records["N"].isin(list(cfg.protocol.Ns)) & records["T"].isin(list(cfg.protocol.Ts))]
     cells = cell_table(records, pd.read_csv(PAPER_TABLES))
     write_tables(cells, output_dir / "tables")
-    write_report(cells, cfg, output_dir, digest)
+    write_report(cells, cfg, output_dir, digest, records)
     print(f"Wrote {output_dir / 'tables'} and {output_dir / 'REPORT.md'}")
     return cells
 
