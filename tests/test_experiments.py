@@ -103,6 +103,12 @@ def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
             assert (output / "tables" / f"{dataset}.{ext}").stat().st_size > 0
     report = (output / "REPORT.md").read_text()
     assert "repetitions per cell: 2–2" in report and "tune=False" in report
+    assert "## Time per split" in report and "engine `fast`" in report
+    # Every split's units ran together and share level 1: both record the split's fit time.
+    by_split = {}
+    for record in records:
+        by_split.setdefault((record["dataset"], record["N"], record["repetition"]), []).append(record)
+    assert all(len(units) == units[0]["split_units"] == 2 for units in by_split.values())
     for script in ("plot_accuracy_vs_T", "plot_ours_vs_paper", "plot_difference_heatmap"):
         subprocess.run(
             [sys.executable, str(ROOT / "scripts" / f"{script}.py"), "--results", str(output)],
