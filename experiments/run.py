@@ -36,8 +36,12 @@ CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
 
 def result_config(cfg: DictConfig) -> dict:
     """The part of the config that can change a unit's result (not the grid, not the runtime)."""
+    model = OmegaConf.to_container(cfg.model, resolve=True)
+    if model["engine"] == "sklearn":
+        # The reference engine keeps the hash records had before engines existed (they are its records).
+        del model["engine"]
     config = {
-        "model": OmegaConf.to_container(cfg.model, resolve=True),
+        "model": model,
         "solver": OmegaConf.to_container(cfg.solver, resolve=True),
         "test_fraction": cfg.protocol.test_fraction,
         "cap_test_size": cfg.protocol.cap_test_size,
