@@ -205,7 +205,11 @@ def main() -> None:
         print(forests.groupby(["kind", "d"])[["fit_speedup", "proba_speedup"]].median())
     if args.part in ("repetition", "both"):
         repetition = bench_repetition(args.datasets, args.variants)
-        repetition.to_csv(OUT / "repetition.csv", index=False, float_format="%.4g")
+        path = OUT / "repetition.csv"
+        if path.exists():  # keep the rows of (dataset, variant) pairs not re-measured now
+            kept = pd.read_csv(path).merge(repetition[["dataset", "variant"]], how="left", indicator=True)
+            repetition = pd.concat([kept[kept["_merge"] == "left_only"].drop(columns="_merge"), repetition])
+        repetition.to_csv(path, index=False, float_format="%.4g")
         print(repetition.round(2).to_string(index=False))
 
 
