@@ -25,7 +25,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf.fast_forest import FastForest
-from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
+from disdf.forest_specs import fit_fold_model, parse_forest_specs
 from disdf.tree_probabilities import LeafTable, weighted_sum
 from disdf.weights import PairStatistics
 
@@ -123,6 +123,11 @@ def out_of_fold_vectors(
     for (_, test), probabilities, w in zip(folds, held_out, weights, strict=True):
         vectors[test] = weighted_sum(probabilities, w)
     return vectors
+
+
+def _seed_key(split_seed: int, forest_seeds: np.ndarray) -> tuple[int, tuple[tuple[int, ...], ...]]:
+    """A level's seeds as a comparable value: (split seed, forest seeds [forest][fold])."""
+    return split_seed, tuple(map(tuple, forest_seeds.tolist()))
 
 
 def by_forest(flat: list, n_forests: int) -> list[list]:
@@ -233,8 +238,6 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             check_scalar(self.max_depth, "max_depth", Integral, min_val=1)
         if self.augmentation not in AUGMENTATIONS:
             raise ValueError(f"augmentation must be one of {AUGMENTATIONS}; got {self.augmentation!r}")
-        if self.engine not in ENGINES:
-            raise ValueError(f"engine must be one of {ENGINES}; got {self.engine!r}")
         return parse_forest_specs(self.forests, self.engine)
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -352,13 +355,13 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             folds=folds,
             tables=by_forest(list(tables), len(specs)),
             held_out=by_forest(list(held_out), len(specs)),
-            seeds=(split_seed, tuple(map(tuple, forest_seeds.tolist()))),
+            seeds=_seed_key(split_seed, forest_seeds),
         )
 
     def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        if shared.seeds != (split_seed, tuple(map(tuple, forest_seeds.tolist()))):
+        if shared.seeds != _seed_key(split_seed, forest_seeds):
             raise ValueError("the shared first level was grown with other seeds than this estimator's")
         if shared.n_trees < self.n_trees:
             raise ValueError(

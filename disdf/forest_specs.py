@@ -54,7 +54,7 @@ def parse_forest_specs(
 ) -> list[tuple[str, dict[str, Any]]]:
     """Validate ``forests`` (for ``engine``) and return ``(kind, extra_params)`` per forest."""
     if engine not in ENGINES:
-        raise ValueError(f"Unknown engine {engine!r}; expected one of {ENGINES}")
+        raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
     if forests is None:
         forests = DEFAULT_FORESTS
     if isinstance(forests, (str, Mapping)) or not isinstance(forests, Sequence) or len(forests) == 0:

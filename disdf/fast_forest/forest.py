@@ -99,7 +99,7 @@ class FastForest:
         self.n_classes = n_classes
 
     def fit(self, X: np.ndarray, y_code: np.ndarray) -> FastForest:
-        X = np.ascontiguousarray(X, dtype=np.float32)
+        X = _as_input(X)
         y_code = np.ascontiguousarray(y_code, dtype=np.int64)
         p = self.params
         (self.roots, self.feature, self.threshold, self.left, self.right, self.leaf_values) = (
