@@ -17,8 +17,9 @@ exactly the T-tree forest with the same seed: slicing ``roots`` is enough.
 The split rules follow scikit-learn's ``BestSplitter`` (random forests) and
 ``RandomSplitter`` (extremely randomised / completely-random trees) with the
 Gini criterion: candidate features are drawn without replacement until
-``max_features`` non-constant ones were visited; constant features do not
-count; a split must leave ``min_samples_leaf`` distinct examples on each side.
+``max_features`` were visited, constant ones included (as scikit-learn
+counts them), and further only until one non-constant feature was visited; a
+split must leave ``min_samples_leaf`` distinct examples on each side.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ _FEATURE_THRESHOLD = 1e-7
 _EPSILON = 1e-12
 # Nodes up to this size sort by insertion; larger ones filter a presorted order.
 _INSERTION_SORT_MAX = 16
-# After this many constant features drawn in one node, set aside all of its all-zero features.
-_CONSTANTS_BEFORE_SET_ASIDE = 8
 
 
 @nb.njit(cache=True, nogil=True)
@@ -138,43 +137,113 @@ def _sorted_node_values(Xt, samples, start, end, feature, presorted, mark, stamp
 
 
 @nb.njit(cache=True, nogil=True)
-def _best_threshold(y, weight, n_node, min_samples_leaf, node_counts, values, sorted_samples, left, right):
-    """Best Gini threshold over sorted values (BestSplitter): (proxy, threshold), proxy -inf if none.
+def _sorted_nonzero_values(
+    Xt,
+    y,
+    weight,
+    samples,
+    start,
+    end,
+    feature,
+    presorted,
+    first_nonzero,
+    mark,
+    stamp,
+    node_counts,
+    values,
+    sorted_samples,
+    zero_counts,
+):
+    """The node's nonzero values of a non-negative feature, increasing, into values / sorted_samples.
 
-    The proxy sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini
-    decrease) is updated in O(1) per position from the running sums of squares.
+    Returns their number k; zero_counts receives the class weights of the node's
+    n_node - k zeros, which come first in the order and form one block. Most
+    pixels of a small node are zero: sorting only the rest saves most of the work.
+    Small nodes insert their nonzero values; larger ones (marked) filter the
+    presorted order past the feature's zeros, which come first in it.
+    """
+    k = 0
+    if end - start > _INSERTION_SORT_MAX:
+        order = presorted[feature]
+        for r in range(first_nonzero[feature], order.shape[0]):
+            i = order[r]
+            if mark[i] == stamp:
+                values[k] = Xt[feature, i]
+                sorted_samples[k] = i
+                k += 1
+    else:
+        for s in range(start, end):
+            i = samples[s]
+            v = Xt[feature, i]
+            if v == 0.0:
+                continue
+            j = k
+            while j > 0 and values[j - 1] > v:
+                values[j] = values[j - 1]
+                sorted_samples[j] = sorted_samples[j - 1]
+                j -= 1
+            values[j] = v
+            sorted_samples[j] = i
+            k += 1
+    for c in range(zero_counts.shape[0]):
+        zero_counts[c] = node_counts[c]
+    for p in range(k):
+        i = sorted_samples[p]
+        zero_counts[y[i]] -= weight[i]  # exact: the weights are whole bootstrap counts
+    return k
+
+
+@nb.njit(cache=True, nogil=True)
+def _best_threshold(
+    y, weight, n_node, min_samples_leaf, node_counts, n_zero, zero_counts, values, sorted_samples, left, right
+):
+    """Best Gini threshold (BestSplitter): (proxy, threshold), proxy -inf if none.
+
+    The node's values in increasing order are n_zero zeros (class weights
+    zero_counts; none if n_zero is 0), then values[:n_node - n_zero]. The proxy
+    sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini decrease) is
+    updated in O(1) per position from the running sums of squares; with whole
+    weights these sums are exact, so a block of zeros moved at once gives the
+    same proxies as one example at a time.
     """
     square_left = 0.0
     square_right = 0.0
+    weight_left = 0.0
     weight_right = 0.0
     for c in range(right.shape[0]):
-        left[c] = 0.0
-        right[c] = node_counts[c]
+        left[c] = zero_counts[c] if n_zero > 0 else 0.0
+        right[c] = node_counts[c] - left[c]
+        square_left += left[c] * left[c]
+        weight_left += left[c]
         square_right += right[c] * right[c]
         weight_right += right[c]
-    weight_left = 0.0
     # proxy = numerator / denominator, compared by cross-multiplication: no division per position.
     best_numerator = -1.0
     best_denominator = 1.0
     best_threshold = 0.0
-    for p in range(n_node - 1):
-        i = sorted_samples[p]
-        c = y[i]
-        w = weight[i]
-        left_c = left[c]
-        right_c = right[c]
-        square_left += w * (2.0 * left_c + w)
-        square_right += w * (w - 2.0 * right_c)
-        left[c] = left_c + w
-        right[c] = right_c - w
-        weight_left += w
-        weight_right -= w
-        n_left = p + 1
+    n_sorted = n_node - n_zero
+    # Position p splits after values[p]; p = -1 is the split right after the block of zeros.
+    for p in range(-1 if n_zero > 0 else 0, n_sorted - 1):
+        if p >= 0:
+            i = sorted_samples[p]
+            c = y[i]
+            w = weight[i]
+            left_c = left[c]
+            right_c = right[c]
+            square_left += w * (2.0 * left_c + w)
+            square_right += w * (w - 2.0 * right_c)
+            left[c] = left_c + w
+            right[c] = right_c - w
+            weight_left += w
+            weight_right -= w
+            v0 = values[p]
+        else:
+            v0 = 0.0
+        n_left = n_zero + p + 1
         if n_left < min_samples_leaf:
             continue
         if n_node - n_left < min_samples_leaf:
             break
-        v0 = values[p]
         v1 = values[p + 1]
         if v1 <= v0 + _FEATURE_THRESHOLD:
             continue
@@ -232,27 +301,14 @@ def _gini_proxy(left, right):
 
 
 @nb.njit(cache=True, nogil=True)
-def _set_aside_all_zero(features, first, last, nonzero_bits, samples, start, end, any_nonzero):
-    """Move the undrawn features features[first:last] that are 0 on every example of the node
-    to the end of that range; return the new end of the features left to draw.
-
-    They are constant in the node, so this changes no split; it only spares drawing them.
-    """
+def _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero):
+    """Bit f of any_nonzero: X[i, f] != 0 for some example i of the node (OR of its rows)."""
     for word in range(any_nonzero.shape[0]):
         any_nonzero[word] = 0
     for s in range(start, end):
         row = samples[s]
         for word in range(any_nonzero.shape[0]):
             any_nonzero[word] |= nonzero_bits[row, word]
-    j = first
-    while j < last:
-        f = features[j]
-        if (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
-            last -= 1
-            features[j], features[last] = features[last], features[j]
-        else:
-            j += 1
-    return last
 
 
 @nb.njit(cache=True, nogil=True)
@@ -277,6 +333,8 @@ def _grow_tree(
     presorted,
     nonzero_bits,
     use_zero_bits,
+    non_negative,
+    first_nonzero,
 ):
     """Grow one tree into the forest's arrays from position (n_nodes, n_leaves).
 
@@ -298,6 +356,7 @@ def _grow_tree(
     counts = np.empty(n_classes)
     left_counts = np.empty(n_classes)
     right_counts = np.empty(n_classes)
+    zero_counts = np.zeros(n_classes)
     values = np.empty(n_distinct, dtype=Xt.dtype)
     sorted_samples = np.empty(n_distinct, dtype=np.int64)
     mark = np.zeros(n, dtype=np.int64)
@@ -347,25 +406,23 @@ def _grow_tree(
                 stamp += 1
                 for s in range(start, end):
                     mark[samples[s]] = stamp
-            # features[0:n_constant]: drawn, constant here; [n_constant, j): drawn, not constant;
-            # [j, last): not drawn yet; [last, d): all zero here, set aside.
+            if use_zero_bits:
+                _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero)
+            # scikit-learn's draw: features without replacement (features[0:j] drawn in this
+            # node); every draw counts as visited, constant or not, and drawing goes on past
+            # max_features only until one non-constant feature was visited.
             n_constant = 0
-            set_aside = False  # at most once per node
-            last = d
-            j = 0
             visited = 0
-            while j < last and visited < max_features:
-                if n_constant == _CONSTANTS_BEFORE_SET_ASIDE and use_zero_bits and not set_aside:
-                    set_aside = True
-                    last = _set_aside_all_zero(
-                        features, j, last, nonzero_bits, samples, start, end, any_nonzero
-                    )
-                    if j == last:
-                        break
-                r = j + _randint(state, last - j)
+            j = 0
+            while j < d and (visited < max_features or visited <= n_constant):
+                r = j + _randint(state, d - j)
                 features[j], features[r] = features[r], features[j]
                 f = features[j]
                 j += 1
+                visited += 1
+                if use_zero_bits and (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
+                    n_constant += 1  # all zero in this node: constant, known without a pass
+                    continue
                 if random_splits:
                     lo = np.inf
                     hi = -np.inf
@@ -373,19 +430,39 @@ def _grow_tree(
                         v = Xt[f, samples[s]]
                         lo = min(lo, v)
                         hi = max(hi, v)
+                elif use_zero_bits and non_negative[f]:
+                    # Zeros first, as one block: only the nonzero values are sorted.
+                    n_nonzero = _sorted_nonzero_values(
+                        Xt,
+                        y,
+                        weight,
+                        samples,
+                        start,
+                        end,
+                        f,
+                        presorted,
+                        first_nonzero,
+                        mark,
+                        stamp,
+                        counts,
+                        values,
+                        sorted_samples,
+                        zero_counts,
+                    )
+                    n_zero = n_node - n_nonzero
+                    lo = 0.0 if n_zero > 0 else values[0]
+                    hi = values[n_nonzero - 1]  # n_nonzero >= 1: all-zero features were skipped above
                 else:
                     # Sorting first gives min and max too: no separate pass.
                     _sorted_node_values(
                         Xt, samples, start, end, f, presorted, mark, stamp, values, sorted_samples
                     )
+                    n_zero = 0
                     lo = values[0]
                     hi = values[n_node - 1]
                 if hi <= lo + _FEATURE_THRESHOLD:
-                    # Constant here: does not count as visited, and is not drawn again in this node.
-                    features[j - 1], features[n_constant] = features[n_constant], features[j - 1]
                     n_constant += 1
                     continue
-                visited += 1
                 if random_splits:
                     proxy, thr = _random_threshold(
                         Xt,
@@ -409,6 +486,8 @@ def _grow_tree(
                         n_node,
                         min_samples_leaf,
                         counts,
+                        n_zero,
+                        zero_counts,
                         values,
                         sorted_samples,
                         left_counts,
@@ -468,7 +547,9 @@ def grow_forest(
     right, leaf_values), the arrays trimmed to the nodes and leaves used.
     """
     n = X.shape[0]
-    Xt = np.ascontiguousarray(X.T)  # feature-major: a node's values of one feature are close
+    # Feature-major: a node's values of one feature are close. In float64 even for float32 X
+    # (the values, hence the trees, are the same; the compiled code runs faster on float64).
+    Xt = np.ascontiguousarray(X.T).astype(np.float64)
     # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
     node_capacity = n_trees * max(n - 1, 1)
     leaf_capacity = n_trees * n
@@ -482,15 +563,23 @@ def grow_forest(
     presorted = np.empty((Xt.shape[0] if not random_splits else 0, n), dtype=np.int32)
     for f in range(presorted.shape[0]):
         presorted[f] = np.argsort(Xt[f], kind="mergesort")
-    # Bit f of row i: X[i, f] != 0. Lets a node set aside its all-zero features (most pixels
-    # of a small MNIST node) with a few word operations instead of a pass per drawn feature.
+    # Bit f of row i: X[i, f] != 0. A node ORs its rows once and then knows its all-zero
+    # features (most pixels of a small MNIST node) without a pass per drawn feature.
     nonzero_bits = np.zeros((n, (Xt.shape[0] + 63) // 64), dtype=np.uint64)
     for f in range(Xt.shape[0]):
         for i in range(n):
             if Xt[f, i] != 0:
                 nonzero_bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
-    # Worth it only where zeros are common (pixels); elsewhere the all-zero set is empty.
+    # Worth it only where zeros are common (pixels); elsewhere few features are all zero.
     use_zero_bits = np.mean(Xt == 0) > 0.1
+    # Features without negative values: their zeros are the smallest values, one block.
+    non_negative = np.empty(Xt.shape[0], dtype=np.bool_)
+    # Where a non-negative feature's nonzero values start in its presorted order.
+    first_nonzero = np.zeros(Xt.shape[0], dtype=np.int64)
+    for f in range(Xt.shape[0]):
+        non_negative[f] = Xt[f].min() >= 0.0
+        if non_negative[f]:
+            first_nonzero[f] = np.sum(Xt[f] == 0.0)
     n_nodes = 0
     n_leaves = 0
     for t in range(n_trees):
@@ -516,6 +605,8 @@ def grow_forest(
             presorted,
             nonzero_bits,
             use_zero_bits,
+            non_negative,
+            first_nonzero,
         )
     return (
         roots,

@@ -156,6 +156,86 @@ def project_to_simplex(v: np.ndarray) -> np.ndarray:
     return np.maximum(v - cumulative[rho] / (rho + 1), 0.0)
 
 
+# What _frank_wolfe_steps stopped on.
+_REACHED_STOP, _CONVERGED, _STALLED = 0, 1, 2
+
+
+@nb.njit(cache=True, nogil=True)
+def _frank_wolfe_steps(q, c, tau, w, qw, n_iter, stop_iter, tol, gap_floor, refresh_every):
+    """Away-step Frank-Wolfe iterations from ``n_iter``, updating w and Qw in place (compiled).
+
+    Each iteration computes S_ij = tau - <Q_ij, w>, the gradient
+    2 c_t w_t - 2 sum_ij max(0, S_ij) Q_ij^t and the duality gap; it stops when
+    the gap is at most ``tol * J(w) + gap_floor`` (converged), when no step
+    along the chosen direction makes progress (stalled) or at ``stop_iter``
+    before stepping (where the caller takes a Newton step or stops).
+    Returns (n_iter, what it stopped on).
+    """
+    n_pairs, n_trees = q.shape
+    slacks = np.empty(n_pairs)
+    grad = np.empty(n_trees)
+    direction = np.empty(n_trees)
+    q_direction = np.empty(n_pairs)
+    while True:
+        if n_iter % refresh_every == 0:
+            for p in range(n_pairs):
+                total = 0.0
+                for t in range(n_trees):
+                    total += q[p, t] * w[t]
+                qw[p] = total
+        objective = 0.0
+        for t in range(n_trees):
+            grad[t] = 2.0 * c[t] * w[t]
+            objective += c[t] * w[t] * w[t]
+        for p in range(n_pairs):
+            slack = tau - qw[p]
+            slacks[p] = slack
+            if slack > 0.0:  # an active hinge pulls on the trees that separate pair p
+                objective += slack * slack
+                for t in range(n_trees):
+                    grad[t] -= 2.0 * slack * q[p, t]
+        toward = 0
+        away = -1
+        grad_w = 0.0
+        for t in range(n_trees):
+            grad_w += grad[t] * w[t]
+            if grad[t] < grad[toward]:
+                toward = t
+            if w[t] > 0.0 and (away < 0 or grad[t] > grad[away]):
+                away = t
+        gap = grad_w - grad[toward]
+        if gap <= tol * objective + gap_floor:
+            return n_iter, _CONVERGED
+        if n_iter == stop_iter:
+            return n_iter, _REACHED_STOP
+        away_gap = grad[away] - grad_w
+        is_away = gap < away_gap
+        if is_away:
+            for t in range(n_trees):
+                direction[t] = w[t]
+            direction[away] -= 1.0
+            for p in range(n_pairs):
+                q_direction[p] = qw[p] - q[p, away]
+            gamma_max = w[away] / (1.0 - w[away])
+        else:
+            for t in range(n_trees):
+                direction[t] = -w[t]
+            direction[toward] += 1.0
+            for p in range(n_pairs):
+                q_direction[p] = q[p, toward] - qw[p]
+            gamma_max = 1.0
+        gamma = exact_line_search(c, w, direction, slacks, q_direction, gamma_max)
+        if gamma <= 0.0:
+            return n_iter, _STALLED  # no progress along this direction at machine precision
+        for t in range(n_trees):
+            w[t] = max(w[t] + gamma * direction[t], 0.0)
+        for p in range(n_pairs):
+            qw[p] += gamma * q_direction[p]
+        if is_away and gamma >= gamma_max:
+            w[away] = 0.0  # drop step: the vertex leaves the active set exactly
+        n_iter += 1
+
+
 def frank_wolfe_away(
     problem: WeightProblem,
     *,
@@ -170,82 +250,51 @@ def frank_wolfe_away(
     the distance to the optimum) or after ``max_iter`` iterations. Without a
     warm start ``w0`` it starts from the minimiser of the quadratic part,
     which is already optimal when no hinge is active there. ``newton_every=0``
-    gives plain away-step Frank-Wolfe.
+    gives plain away-step Frank-Wolfe. The iterations run compiled
+    (:func:`_frank_wolfe_steps`); the occasional Newton step runs here.
     """
     start = time.perf_counter()
-    q = problem.stats.q
-    c = problem.quadratic
-    w = _initial_weights(problem, w0, problem.quadratic_minimizer())
+    q = np.ascontiguousarray(problem.stats.q, dtype=np.float64)
+    c = np.ascontiguousarray(problem.quadratic, dtype=np.float64)
+    w = np.array(_initial_weights(problem, w0, problem.quadratic_minimizer()), dtype=np.float64)
     qw = q @ w
-    status = "max_iter"
-    gap = np.inf
     n_iter = 0
     next_newton, interval = 0, newton_every
-    for n_iter in range(max_iter + 1):
-        if n_iter % _REFRESH_EVERY == 0:
-            qw = q @ w
-        slacks = problem.tau - qw
-        hinge = np.maximum(slacks, 0.0)
-        grad = 2.0 * c * w - 2.0 * problem.hinge_pull(slacks)
-        objective = float(c @ (w * w) + hinge @ hinge)
-        toward = int(np.argmin(grad))
-        grad_w = float(grad @ w)
-        gap = grad_w - float(grad[toward])
-        if gap <= tol * objective + _GAP_FLOOR:
-            status = "converged"
+    while True:
+        stop_iter = min(max_iter, next_newton) if newton_every else max_iter
+        n_iter, stopped = _frank_wolfe_steps(
+            q, c, float(problem.tau), w, qw, n_iter, stop_iter, float(tol), _GAP_FLOOR, _REFRESH_EVERY
+        )
+        if stopped != _REACHED_STOP:
+            status = "converged" if stopped == _CONVERGED else "stalled"
             break
         if n_iter == max_iter:
+            status = "max_iter"
             break
-        if newton_every and n_iter >= next_newton:
-            target = support_newton_target(problem, w, slacks)
-            direction = target - w
-            q_direction = q @ direction
-            gamma = exact_line_search(c, w, direction, slacks, q_direction, 1.0)
-            # A full step means the support and active set were nearly right:
-            # try again soon. A short one: let Frank-Wolfe work for longer first.
-            interval = newton_every if gamma >= 1.0 else 2 * interval
-            next_newton = n_iter + interval
-            if gamma >= 1.0:
-                w = target
-                qw = q @ w
-                continue
-            if gamma > 0.0:
-                w += gamma * direction
-                qw += gamma * q_direction
-                np.maximum(w, 0.0, out=w)
-                continue
-        support = np.flatnonzero(w > 0)
-        away = int(support[np.argmax(grad[support])])
-        away_gap = float(grad[away]) - grad_w
-        direction = -w.copy()
-        if gap >= away_gap:
-            direction[toward] += 1.0
-            q_direction = q[:, toward] - qw
-            gamma_max = 1.0
-            is_away = False
-        else:
-            direction = -direction
-            direction[away] -= 1.0
-            q_direction = qw - q[:, away]
-            gamma_max = w[away] / (1.0 - w[away])
-            is_away = True
-        gamma = exact_line_search(c, w, direction, slacks, q_direction, gamma_max)
-        if gamma <= 0.0:
-            # No progress is possible along the chosen direction at machine precision.
-            status = "stalled"
-            break
-        w += gamma * direction
-        qw += gamma * q_direction
-        if is_away and gamma >= gamma_max:
-            w[away] = 0.0  # drop step: the vertex leaves the active set exactly
-        np.maximum(w, 0.0, out=w)
+        slacks = problem.tau - qw
+        target = support_newton_target(problem, w, slacks)
+        direction = target - w
+        q_direction = q @ direction
+        gamma = exact_line_search(c, w, direction, slacks, q_direction, 1.0)
+        # A full step means the support and active set were nearly right:
+        # try again soon. A short one: let Frank-Wolfe work for longer first.
+        interval = newton_every if gamma >= 1.0 else 2 * interval
+        next_newton = n_iter + interval
+        if gamma >= 1.0:
+            w[:] = target
+            qw = q @ w
+            n_iter += 1
+        elif gamma > 0.0:
+            w += gamma * direction
+            qw += gamma * q_direction
+            np.maximum(w, 0.0, out=w)
+            n_iter += 1
+        # gamma == 0: a Frank-Wolfe step at this same iteration (next_newton is now later).
     w /= w.sum()
-    objective = problem.objective(w)
-    gap = problem.duality_gap(w)
     return WeightSolution(
         w=w,
-        objective=objective,
-        gap=gap,
+        objective=problem.objective(w),
+        gap=problem.duality_gap(w),
         n_iter=n_iter,
         seconds=time.perf_counter() - start,
         status=status,
