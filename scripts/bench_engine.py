@@ -13,6 +13,7 @@
 Single-threaded (one core); run it on an otherwise idle machine.
 
 Usage: python scripts/bench_engine.py [--part forests|repetition|both] [--repeats 3]
+       [--engines sklearn fast] [--variants before after]   (re-measure only these rows)
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def best_of(repeats: int, function) -> float:
     return min(times)
 
 
-def bench_forests(repeats: int) -> pd.DataFrame:
+def bench_forests(repeats: int, engines: list[str]) -> pd.DataFrame:
     rows = []
     for d, dataset in DATASET_OF_D.items():
         pool = load_pool(dataset, None)
@@ -76,7 +77,7 @@ def bench_forests(repeats: int) -> pd.DataFrame:
             X, y, X_new = pool.X_train[train], y_all[train], pool.X_train[new]
             for kind in ("completely_random", "random_forest"):
                 for T in (100, 1000):
-                    for engine in ("sklearn", "fast"):
+                    for engine in engines:
                         fit = partial(
                             fit_fold_model,
                             kind,
@@ -105,7 +106,12 @@ def bench_forests(repeats: int) -> pd.DataFrame:
                             }
                         )
                         print(rows[-1], flush=True)
-    frame = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def with_speedups(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add sklearn / fast ratios of fit and probability time to every row of a configuration."""
+    frame = frame.drop(columns=["fit_speedup", "proba_speedup"], errors="ignore")
     wide = frame.pivot_table(
         index=["dataset", "d", "n", "kind", "T"],
         columns="engine",
@@ -118,7 +124,8 @@ def bench_forests(repeats: int) -> pd.DataFrame:
             / wide["proba_ns_per_tree_example"]["fast"],
         }
     ).reset_index()
-    return frame.merge(speedup, on=["dataset", "d", "n", "kind", "T"])
+    merged = frame.merge(speedup, on=["dataset", "d", "n", "kind", "T"])
+    return merged.sort_values(["d", "n", "kind", "T", "engine"], ascending=[True, True, True, True, False])
 
 
 @contextmanager
@@ -195,12 +202,18 @@ def main() -> None:
     parser.add_argument("--part", choices=["forests", "repetition", "both"], default="both")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
+    parser.add_argument("--engines", nargs="+", choices=["sklearn", "fast"], default=["sklearn", "fast"])
     parser.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["before", "after"])
     args = parser.parse_args()
     threadpool_limits(1)  # one core: BLAS threads would fight any other process for the second one
     OUT.mkdir(parents=True, exist_ok=True)
     if args.part in ("forests", "both"):
-        forests = bench_forests(args.repeats)
+        forests = bench_forests(args.repeats, args.engines)
+        path = OUT / "engine.csv"
+        if path.exists():  # keep the rows of engines not re-measured now
+            old = pd.read_csv(path)
+            forests = pd.concat([old[~old["engine"].isin(args.engines)], forests])
+        forests = with_speedups(forests)
         forests.to_csv(OUT / "engine.csv", index=False, float_format="%.4g")
         print(forests.groupby(["kind", "d"])[["fit_speedup", "proba_speedup"]].median())
     if args.part in ("repetition", "both"):
