@@ -257,7 +257,7 @@ def frank_wolfe_away(
     q = np.ascontiguousarray(problem.stats.q, dtype=np.float64)
     c = np.ascontiguousarray(problem.quadratic, dtype=np.float64)
     w = np.array(_initial_weights(problem, w0, problem.quadratic_minimizer()), dtype=np.float64)
-    qw = q @ w
+    qw = np.empty(q.shape[0])  # Q w: the first iteration computes it (n_iter 0 refreshes)
     n_iter = 0
     next_newton, interval = 0, newton_every
     while True:
@@ -320,7 +320,6 @@ def frank_wolfe(
     q = problem.stats.q
     c = problem.quadratic
     w = _initial_weights(problem, w0, np.full(problem.n_trees, 1.0 / problem.n_trees))
-    qw = q @ w
     for s in range(max_iter):
         if s % _REFRESH_EVERY == 0:
             qw = q @ w
