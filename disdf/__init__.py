@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from disdf.cascade import CascadeForestClassifier
-from disdf.discriminative import DisDFClassifier
+from disdf.discriminative import DisDFClassifier, SolverFallbackWarning
 from disdf.weights import WeightProblem, WeightSolution, WeightSolverError, solve_weights
 
 try:
@@ -14,6 +14,7 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 __all__ = [
     "CascadeForestClassifier",
     "DisDFClassifier",
+    "SolverFallbackWarning",
     "WeightProblem",
     "WeightSolution",
     "WeightSolverError",

@@ -289,7 +289,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 fit = self._take_first_level(first_level, specs, rng)
             else:
                 fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
-            weights, info = self._level_weights(fit, y_code)
+            weights, info = self._level_weights(fit, y_code, level_index)
             oof = [
                 out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
                 for m in range(len(specs))
@@ -369,7 +369,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             )
         return shared.first(self.n_trees)
 
-    def _level_weights(self, fit: LevelFit, y_code: np.ndarray):
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Tree weights of every fold model: 1/T for gcForest, eq. (36)."""
         weights = [
             [np.full(probabilities.shape[1], 1.0 / probabilities.shape[1]) for probabilities in forest]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from numbers import Real
 from typing import Any
 
@@ -17,13 +19,20 @@ from disdf.cascade import (
     level_accuracy,
     out_of_fold_vectors,
 )
+from disdf.forest_specs import parse_forest_specs
 from disdf.weights import (
     SOLVERS,
     WeightProblem,
     WeightSolution,
+    WeightSolverError,
     check_solver_options,
     solve_weights,
 )
+
+
+class SolverFallbackWarning(UserWarning):
+    """The configured weight solver failed on some problems and ``solver_fallback`` solved them."""
+
 
 #: Grid searched per level when ``tune=True``: lambda spans "the hinge decides"
 #: (small) to "nearly uniform, like gcForest" (large); tau spans the range
@@ -70,6 +79,14 @@ class DisDFClassifier(CascadeForestClassifier):
         weights, warm-started. Test data is never involved.
     tune_grid : dict with keys "lambda_" and "tau", default=None
         None means :data:`DEFAULT_TUNE_GRID`.
+    solver_fallback : str or None, default=None
+        What to do when ``solver`` fails (e.g. qp ends in status
+        ``user_limit`` or ``solver_error``). None: raise a
+        :class:`~disdf.weights.WeightSolverError` naming the level, forest,
+        fold, solver and status. A solver name (e.g. ``"frank_wolfe_away"``):
+        solve that problem with it instead (default options, same warm start),
+        warn once per level with :class:`SolverFallbackWarning`, and record
+        the reason as ``fallback_reason`` in :attr:`solver_diagnostics_`.
 
     Other parameters are those of :class:`CascadeForestClassifier`.
 
@@ -77,7 +94,8 @@ class DisDFClassifier(CascadeForestClassifier):
     ----------
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
     solver_diagnostics_ : list (level) of list (forest) of list (fold) of dict
-        Objective, duality gap, iterations, seconds and status of each solve.
+        Objective, duality gap, iterations, seconds and status of each solve,
+        and ``fallback_reason`` (None unless ``solver_fallback`` solved it).
     tuned_params_ : list (level) of dict
         The (lambda_, tau) used at each kept level and, with ``tune``, the
         out-of-fold accuracy of every grid point.
@@ -105,6 +123,7 @@ class DisDFClassifier(CascadeForestClassifier):
         solver_options: Mapping[str, Any] | None = None,
         tune: bool = False,
         tune_grid: Mapping[str, Sequence[float]] | None = None,
+        solver_fallback: str | None = None,
     ) -> None:
         super().__init__(
             n_trees=n_trees,
@@ -128,6 +147,7 @@ class DisDFClassifier(CascadeForestClassifier):
         self.solver_options = solver_options
         self.tune = tune
         self.tune_grid = tune_grid
+        self.solver_fallback = solver_fallback
 
     def _validate_hyperparameters(self):
         specs = super()._validate_hyperparameters()
@@ -138,6 +158,13 @@ class DisDFClassifier(CascadeForestClassifier):
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
             raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
         check_solver_options(self.solver, self.solver_options or {})
+        if self.solver_fallback is not None and (
+            self.solver_fallback not in SOLVERS or self.solver_fallback == self.solver
+        ):
+            raise ValueError(
+                f"solver_fallback must be None or a solver other than solver={self.solver!r} from "
+                f"{sorted(SOLVERS)}; got {self.solver_fallback!r}"
+            )
         self._validated_grid()
         return specs
 
@@ -155,9 +182,30 @@ class DisDFClassifier(CascadeForestClassifier):
             raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
-    def _level_weights(self, fit: LevelFit, y_code: np.ndarray):
+    def _solve(self, problem: WeightProblem, w0, options: dict, where: str) -> WeightSolution:
+        """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback."""
+        try:
+            return solve_weights(problem, self.solver, w0=w0, **options)
+        except WeightSolverError as error:
+            reason = f"{where}: solver {error.solver} ended with status {error.status!r} ({error})"
+            if self.solver_fallback is None:
+                raise WeightSolverError(
+                    f"Weight solve failed at {reason}. Set solver_fallback='frank_wolfe_away' to fall back.",
+                    solver=error.solver,
+                    status=error.status,
+                ) from error
+            return replace(solve_weights(problem, self.solver_fallback, w0=w0), fallback_reason=reason)
+
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
         stats = [s for forest in fit.compute_pair_statistics(y_code, self.n_jobs) for s in forest]
+        n_folds = len(fit.folds)
+        kinds = [kind for kind, _ in parse_forest_specs(self.forests, self.engine)]
+        places = [
+            f"level {level_index + 1}, forest {m + 1} ({kinds[m]}), fold {k + 1} of {n_folds}"
+            for m in range(len(fit.held_out))
+            for k in range(n_folds)
+        ]
         options = dict(self.solver_options or {})
         n_samples = len(y_code)
         previous: list[np.ndarray | None] = [None] * len(stats)
@@ -166,9 +214,10 @@ class DisDFClassifier(CascadeForestClassifier):
         grid = self._validated_grid()
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(solve_weights)(WeightProblem(s, lambda_, tau), self.solver, w0=w0, **options)
-                for s, w0 in zip(stats, previous, strict=True)
+                delayed(self._solve)(WeightProblem(s, lambda_, tau), w0, options, where)
+                for s, w0, where in zip(stats, previous, places, strict=True)
             )
+            self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]
             weights = by_forest([s.w for s in solutions], len(fit.held_out))
             if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
@@ -191,6 +240,18 @@ class DisDFClassifier(CascadeForestClassifier):
         if self.tune:
             info["grid"] = grid_scores
         return weights, info
+
+    def _warn_fallbacks(self, solutions: list[WeightSolution], level_index: int) -> None:
+        """One warning per level and grid point, not one per weight problem."""
+        failed = [s.fallback_reason for s in solutions if s.fallback_reason is not None]
+        if failed:
+            warnings.warn(
+                f"solver {self.solver!r} failed on {len(failed)} of {len(solutions)} weight problems "
+                f"at level {level_index + 1}; solved them with solver_fallback={self.solver_fallback!r}. "
+                f"First failure: {failed[0]}",
+                SolverFallbackWarning,
+                stacklevel=3,
+            )
 
     def fit(self, X, y) -> DisDFClassifier:
         """Grow the cascade, learning every fold model's tree weights level by level."""

@@ -44,6 +44,8 @@ class ModelConfig:
 class SolverConfig:
     name: str = "frank_wolfe_away"
     options: dict[str, Any] = field(default_factory=dict)
+    #: A solver to use where ``name`` fails (e.g. frank_wolfe_away behind qp); null: a failure is an error.
+    fallback: Optional[str] = None  # noqa: UP045 - OmegaConf needs typing.Optional
 
 
 @dataclass

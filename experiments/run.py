@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import platform
 import signal
 import time
@@ -25,13 +26,17 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 import disdf
+from disdf.datasets import DATASETS
 from disdf.fast_forest import KERNEL_VERSION
 from experiments import config as _config  # noqa: F401 - registers the schema
-from experiments.protocol import all_units, draw_split, load_pool, split_seed, test_size
+from experiments.durable import append_json_lines, check_writable
+from experiments.protocol import Unit, all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
-from experiments.unit import run_split
+from experiments.unit import make_estimator, run_split
 
 CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
+# Under Hydra this goes to the console and to <hydra run dir>/run.log.
+log = logging.getLogger(__name__)
 
 
 def result_config(cfg: DictConfig) -> dict:
@@ -40,9 +45,13 @@ def result_config(cfg: DictConfig) -> dict:
     if model["engine"] == "sklearn":
         # The reference engine keeps the hash records had before engines existed (they are its records).
         del model["engine"]
+    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    if solver.get("fallback") is None:
+        # No fallback: the hash records had before the option existed.
+        solver.pop("fallback", None)
     config = {
         "model": model,
-        "solver": OmegaConf.to_container(cfg.solver, resolve=True),
+        "solver": solver,
         "test_fraction": cfg.protocol.test_fraction,
         "cap_test_size": cfg.protocol.cap_test_size,
         "seed": cfg.protocol.seed,
@@ -68,6 +77,12 @@ def methods(cfg: DictConfig) -> list[str]:
 
 
 def check_protocol(cfg: DictConfig) -> None:
+    """Refuse an impossible grid before any work: each message names the setting."""
+    unknown = [name for name in run_datasets(cfg) if name not in DATASETS]
+    if unknown:
+        raise ValueError(
+            f"Unknown dataset(s) {unknown} in datasets / dataset.name; expected names from {DATASETS}"
+        )
     protocol = cfg.protocol
     if protocol.repetitions <= 0:
         raise ValueError(f"protocol.repetitions must be > 0; got {protocol.repetitions}")
@@ -77,6 +92,18 @@ def check_protocol(cfg: DictConfig) -> None:
             raise ValueError(f"protocol.{name} must be a non-empty list of positive integers; got {values}")
     if not 0 < protocol.test_fraction:
         raise ValueError(f"protocol.test_fraction must be > 0; got {protocol.test_fraction}")
+
+
+def check_model(cfg: DictConfig) -> None:
+    """Validate the estimators' parameters (model.*, solver.*) before any work, not in the first split."""
+    model = OmegaConf.to_container(cfg.model, resolve=True)
+    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    for method in methods(cfg):
+        estimator = make_estimator(Unit("check", 1, min(cfg.protocol.Ts), method, 0), model, solver, 0)
+        try:
+            estimator._validate_hyperparameters()
+        except (ValueError, TypeError) as error:
+            raise type(error)(f"Invalid model/solver config for {method}: {error}") from error
 
 
 @contextmanager
@@ -116,16 +143,19 @@ def caused_by_interrupt(error: BaseException | None) -> bool:
 def run_units(cfg: DictConfig) -> dict:
     """Run every missing unit; return a summary of the run."""
     check_protocol(cfg)
-    output = Path(cfg.runtime.output_dir)
+    check_model(cfg)
+    output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     store = RecordStore(output / "raw")
     digest = config_hash(cfg)
     datasets = run_datasets(cfg)
     units = all_units(
         datasets, list(cfg.protocol.Ns), list(cfg.protocol.Ts), methods(cfg), cfg.protocol.repetitions
     )
+    for dataset in datasets:
+        store.repair(dataset)
     done = set().union(*(store.completed(d, digest) for d in datasets))
     todo = [unit for unit in units if unit.key not in done]
-    print(
+    log.info(
         f"{cfg.experiment_name}: {len(units)} units, {len(done & {u.key for u in units})} already recorded, "
         f"{len(todo)} to run (config {digest}, output {output})"
     )
@@ -159,8 +189,9 @@ def run_units(cfg: DictConfig) -> dict:
     completed = 0
     interrupted = False
     if todo:
-        output.mkdir(parents=True, exist_ok=True)
-        results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator_unordered")(
+        # In submission order, whatever n_jobs: the raw files are the same for every n_jobs and,
+        # after a resume, the same as those of an uninterrupted run.
+        results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator")(
             job(units) for units in splits.values()
         )
         try:
@@ -176,7 +207,9 @@ def run_units(cfg: DictConfig) -> dict:
             if not caused_by_interrupt(error):
                 raise
             interrupted = True
-            print(f"\nInterrupted: {completed} units of this run are saved; run the same command to resume.")
+            log.warning(
+                f"Interrupted: {completed} units of this run are saved; run the same command to resume."
+            )
     summary = {
         "experiment": cfg.experiment_name,
         "config_hash": digest,
@@ -190,8 +223,7 @@ def run_units(cfg: DictConfig) -> dict:
         "version": disdf.__version__,
     }
     if completed:
-        with open(output / "runs.jsonl", "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(summary, sort_keys=True) + "\n")
+        append_json_lines(output / "runs.jsonl", [summary])
     return summary
 
 
@@ -199,10 +231,15 @@ def run_units(cfg: DictConfig) -> dict:
 def main(cfg: DictConfig) -> None:
     from experiments.tables import write_outputs
 
-    summary = run_units(cfg)
-    if summary["interrupted"]:
-        raise SystemExit(130)
-    write_outputs(cfg)
+    try:
+        summary = run_units(cfg)
+        if summary["interrupted"]:
+            raise SystemExit(130)
+        write_outputs(cfg)
+    except Exception as error:
+        # The message in the log file too; Hydra prints the traceback.
+        log.error(f"The run failed; the units recorded before it are kept. {type(error).__name__}: {error}")
+        raise
 
 
 if __name__ == "__main__":

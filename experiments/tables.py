@@ -10,7 +10,7 @@ over the repetitions, Holm-corrected across the table's cells.
 
 from __future__ import annotations
 
-import json
+import logging
 from pathlib import Path
 
 import hydra
@@ -19,6 +19,7 @@ import pandas as pd
 from omegaconf import DictConfig
 
 from experiments import config as _config  # noqa: F401 - registers the schema
+from experiments.durable import read_json_lines, write_text_atomically
 from experiments.records import RecordStore
 from experiments.run import CONFIG_PATH, config_hash, run_datasets
 from experiments.stats import holm, mean_ci, paired_wilcoxon
@@ -26,6 +27,9 @@ from experiments.stats import holm, mean_ci, paired_wilcoxon
 PAPER_TABLES = Path(__file__).resolve().parents[1] / "results" / "paper" / "paper_tables.csv"
 ALPHA = 0.05
 LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
+#: Cell columns that measure time: in REPORT.md, not in the tables, which are the same on every rerun.
+TIMING_COLUMNS = ("seconds",)
+log = logging.getLogger(__name__)
 
 
 def load_records(output_dir: Path, datasets: list[str], digest: str) -> pd.DataFrame:
@@ -129,14 +133,15 @@ def write_tables(cells: pd.DataFrame, tables_dir: Path) -> None:
         f"across this table's cells, α = {ALPHA})."
     )
     for dataset, group in cells.groupby("dataset"):
-        group.sort_values(["N", "T", "method"]).to_csv(tables_dir / f"{dataset}.csv", index=False)
+        ordered = group.sort_values(["N", "T", "method"]).drop(columns=list(TIMING_COLUMNS))
+        write_text_atomically(tables_dir / f"{dataset}.csv", ordered.to_csv(index=False))
         table = layout(group)
-        (tables_dir / f"{dataset}.md").write_text(
-            f"# {dataset}\n\n{legend}\n\n{table.to_markdown()}\n", encoding="utf-8"
+        write_text_atomically(
+            tables_dir / f"{dataset}.md", f"# {dataset}\n\n{legend}\n\n{table.to_markdown()}\n"
         )
         tex_table = layout(group, tex=True)
-        (tables_dir / f"{dataset}.tex").write_text(
-            f"% {legend}\n" + tex_table.to_latex(escape=False), encoding="utf-8"
+        write_text_atomically(
+            tables_dir / f"{dataset}.tex", f"% {legend}\n" + tex_table.to_latex(escape=False)
         )
 
 
@@ -173,13 +178,7 @@ def split_times(records: pd.DataFrame, repetitions: int) -> tuple[pd.DataFrame, 
 def write_report(
     cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest: str, records: pd.DataFrame
 ) -> None:
-    runs_path = output_dir / "runs.jsonl"
-    runs = (
-        [json.loads(line) for line in runs_path.read_text().splitlines() if line.strip()]
-        if runs_path.exists()
-        else []
-    )
-    runs = [r for r in runs if r["config_hash"] == digest]
+    runs = [r for r in read_json_lines(output_dir / "runs.jsonl") if r["config_hash"] == digest]
     wall = sum(r["wall_seconds"] for r in runs)
     unit_hours = float((cells["seconds"] * cells["n"]).sum()) / 3600
     machines = sorted({r["machine"] for r in runs})
@@ -297,7 +296,7 @@ def write_report(
     ]
     for dataset in sorted(cells["dataset"].unique()):
         lines += [f"### {dataset}", "", layout(cells[cells["dataset"] == dataset]).to_markdown(), ""]
-    (output_dir / "REPORT.md").write_text("\n".join(lines), encoding="utf-8")
+    write_text_atomically(output_dir / "REPORT.md", "\n".join(lines))
 
 
 def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:
@@ -306,13 +305,13 @@ def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:
     digest = config_hash(cfg)
     records = load_records(output_dir, run_datasets(cfg), digest)
     if records.empty:
-        print(f"No records for config {digest} under {output_dir / 'raw'}: nothing to tabulate.")
+        log.warning(f"No records for config {digest} under {output_dir / 'raw'}: nothing to tabulate.")
         return None
     records = records[records["N"].isin(list(cfg.protocol.Ns)) & records["T"].isin(list(cfg.protocol.Ts))]
     cells = cell_table(records, pd.read_csv(PAPER_TABLES))
     write_tables(cells, output_dir / "tables")
     write_report(cells, cfg, output_dir, digest, records)
-    print(f"Wrote {output_dir / 'tables'} and {output_dir / 'REPORT.md'}")
+    log.info(f"Wrote {output_dir / 'tables'} and {output_dir / 'REPORT.md'}")
     return cells
 
 

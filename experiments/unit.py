@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf import CascadeForestClassifier, DisDFClassifier, WeightSolverError
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.protocol import Split, Unit
 
@@ -36,6 +36,7 @@ def make_estimator(unit: Unit, model: dict[str, Any], solver: dict[str, Any], se
         tau=model["tau"],
         solver=solver["name"],
         solver_options=dict(solver["options"]),
+        solver_fallback=solver.get("fallback"),
         tune=model["tune"],
         tune_grid={"lambda_": list(model["tune_lambdas"]), "tau": list(model["tune_taus"])},
     )
@@ -52,6 +53,7 @@ def solver_summary(estimator) -> dict[str, Any]:
         "solver_mean_iter": float(np.mean([d["n_iter"] for d in flat])),
         "solver_max_relative_gap": float(max(d["relative_gap"] for d in flat)),
         "solver_statuses": sorted({d["status"] for d in flat}),
+        "solver_fallbacks": sum(d["fallback_reason"] is not None for d in flat),
         "tuned": [[p["lambda_"], p["tau"]] for p in estimator.tuned_params_],
     }
 
@@ -65,6 +67,19 @@ def run_split(
     :mod:`disdf.shared_fit`); its time is ``shared_fit_seconds`` of every record,
     and ``fit_seconds`` is each unit's own remaining fit time.
     """
+    try:
+        return _run_split(units, split, model, solver, seed, context, share)
+    except WeightSolverError as error:
+        first = units[0]
+        raise WeightSolverError(
+            f"In the split dataset={first.dataset}, N={first.N}, repetition={first.repetition} (seed {seed}; "
+            f"T in {sorted({u.T for u in units})}): {error}",
+            solver=error.solver,
+            status=error.status,
+        ) from error
+
+
+def _run_split(units, split, model, solver, seed, context, share) -> list[dict]:
     estimators = [make_estimator(unit, model, solver, seed) for unit in units]
     fit_seconds = []
     with warnings.catch_warnings(record=True) as caught:

@@ -11,6 +11,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from experiments.durable import replaced_atomically
+
 METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}
 
 
@@ -30,7 +32,7 @@ def read_cells(results: Path) -> pd.DataFrame:
 
 def save(figure: plt.Figure, results: Path, name: str) -> None:
     out = results / "figures" / name
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120, bbox_inches="tight")
+    with replaced_atomically(out) as temporary:  # a killed plot never leaves half a PNG
+        figure.savefig(temporary, dpi=120, bbox_inches="tight")
     plt.close(figure)
     print(f"wrote {out}")

@@ -1,4 +1,6 @@
+import ipaddress
 import os
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -26,3 +28,22 @@ def three_class_data() -> tuple[np.ndarray, np.ndarray]:
         n_samples=90, n_features=6, n_informative=4, n_redundant=0, n_classes=3, random_state=0
     )
     return X, y
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Nothing in a test may reach the network: a connection to a non-loopback address fails."""
+    connect = socket.socket.connect
+
+    def guarded(self, address):
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0]
+            try:
+                loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+            except ValueError:
+                loopback = False
+            if not loopback:
+                raise ConnectionError(f"tests must not use the network (tried to connect to {address})")
+        return connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)

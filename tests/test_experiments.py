@@ -221,6 +221,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir, signa
 
     command = [
         sys.executable,
+        "-X",
+        "faulthandler",  # a hang is reported with every thread's stack (SIGABRT below)
         "-m",
         "experiments.run",
         "experiment=smoke",
@@ -236,7 +238,12 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir, signa
     while time.time() < deadline and sum(1 for _ in raw.glob("*.jsonl")) == 0:
         time.sleep(0.2)
     process.send_signal(getattr(signal, signal_name))
-    output, _ = process.communicate(timeout=60)
+    try:
+        output, _ = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        output, _ = process.communicate(timeout=30)
+        pytest.fail(f"the run did not stop within 60 s of {signal_name}:\n{output[-20000:]}")
     assert process.returncode == 130, output
     assert "run the same command to resume" in output
     records = all_records(tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 from disdf.weights.problem import WeightProblem
 from disdf.weights.result import WeightSolution, WeightSolverError, project_to_simplex_support
@@ -15,8 +16,18 @@ _SOLVER_OPTIONS = {
 }
 
 
-def qp(problem: WeightProblem, *, qp_solver: str = "CLARABEL", verbose: bool = False) -> WeightSolution:
+def qp(
+    problem: WeightProblem,
+    *,
+    qp_solver: str = "CLARABEL",
+    time_limit: float | None = None,
+    max_iter: int | None = None,
+    verbose: bool = False,
+) -> WeightSolution:
     """Solve eq. (70)-(72) exactly.
+
+    ``time_limit`` (seconds) and ``max_iter`` cap the solver; reaching either
+    ends in status ``"user_limit"``, which is an error like any non-optimal status.
 
     The slack variables alpha_ij of eq. (72) are introduced by cvxpy's
     canonicalisation of ``pos(tau - Q w)``; the problem handed to the solver is
@@ -41,15 +52,32 @@ def qp(problem: WeightProblem, *, qp_solver: str = "CLARABEL", verbose: bool = F
         objective = objective + cp.sum_squares(cp.pos(problem.tau - problem.stats.q @ w))
     cvx_problem = cp.Problem(cp.Minimize(objective), [w >= 0, cp.sum(w) == 1])
     size = f"T={n_trees} trees, {n_pairs} different-class pairs"
+    options = dict(_SOLVER_OPTIONS[name])
+    if time_limit is not None:
+        options["time_limit"] = float(time_limit)
+    if max_iter is not None:
+        options["max_iter"] = int(max_iter)
     try:
-        cvx_problem.solve(solver=name, verbose=verbose, **_SOLVER_OPTIONS[name])
+        with warnings.catch_warnings():
+            # cvxpy warns on inaccurate solutions; any non-optimal status raises below instead.
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+            cvx_problem.solve(solver=name, verbose=verbose, **options)
     except cp.error.SolverError as exc:
-        raise WeightSolverError(f"qp solver {name} failed on a problem with {size}: {exc}") from exc
+        raise WeightSolverError(
+            f"qp solver {name} failed on a problem with {size}: {exc}",
+            solver=f"qp:{name}",
+            status="solver_error",
+        ) from exc
     if cvx_problem.status != cp.OPTIMAL or w.value is None:
         raise WeightSolverError(
-            f"qp solver {name} ended with status {cvx_problem.status!r} on a problem with {size}"
+            f"qp solver {name} ended with status {cvx_problem.status!r} on a problem with {size}",
+            solver=f"qp:{name}",
+            status=str(cvx_problem.status),
         )
-    weights = project_to_simplex_support(w.value)
+    try:
+        weights = project_to_simplex_support(w.value)
+    except WeightSolverError as exc:
+        raise WeightSolverError(f"qp solver {name}: {exc}", solver=f"qp:{name}", status=exc.status) from exc
     stats = cvx_problem.solver_stats
     return WeightSolution(
         w=weights,

@@ -8,7 +8,19 @@ import numpy as np
 
 
 class WeightSolverError(RuntimeError):
-    """A weight solver could not return a trustworthy optimum."""
+    """A weight solver could not return a trustworthy optimum.
+
+    ``solver`` and ``status`` say which solver failed and how (a cvxpy status
+    such as ``"user_limit"``, or ``"solver_error"`` when it raised).
+    """
+
+    def __init__(self, message: str, solver: str = "unknown", status: str = "unknown") -> None:
+        super().__init__(message)
+        self.solver = solver
+        self.status = status
+
+    def __reduce__(self):  # keep solver and status across process boundaries (joblib workers)
+        return type(self), (str(self), self.solver, self.status)
 
 
 @dataclass(frozen=True)
@@ -26,6 +38,8 @@ class WeightSolution:
     seconds: float
     status: str
     solver: str
+    #: Set when this solution comes from a fallback solver: why the configured one failed.
+    fallback_reason: str | None = None
 
     @property
     def relative_gap(self) -> float:
@@ -46,5 +60,7 @@ def project_to_simplex_support(w: np.ndarray) -> np.ndarray:
     w = np.maximum(np.asarray(w, dtype=float), 0.0)
     total = w.sum()
     if not np.isfinite(total) or total <= 0:
-        raise WeightSolverError(f"solver returned weights that cannot be normalised (sum={total})")
+        raise WeightSolverError(
+            f"solver returned weights that cannot be normalised (sum={total})", status="invalid_weights"
+        )
     return w / total

@@ -1,0 +1,119 @@
+"""Files a crash cannot corrupt: JSON-lines appends that can only tear at the end, atomic rewrites.
+
+A run may be killed at any moment (SIGKILL, a scheduler's time limit, a power
+cut). Appends go out as one ``write`` system call on an ``O_APPEND`` descriptor,
+then ``fsync``, so the only possible damage is a torn last line; the reader
+drops it with a warning and the next append cuts it first. Whole files
+(tables, reports, figures) are written to a temporary file in the same folder
+and renamed over the old one, so a reader sees either the old or the new file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def read_json_lines(path: str | os.PathLike) -> list[dict]:
+    """The records of a JSON-lines file; a torn last line or a non-JSON line is dropped with a warning."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith("\n"):
+                warnings.warn(
+                    f"{path}:{number}: dropping a torn last line (an interrupted write)", stacklevel=2
+                )
+                break
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                warnings.warn(f"{path}:{number}: dropping a line that is not valid JSON", stacklevel=2)
+    return records
+
+
+def append_json_lines(path: str | os.PathLike, records: list[dict]) -> None:
+    """Append records as JSON lines with one write, then fsync (a torn tail is cut first)."""
+    if not records:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cut_torn_tail(path)
+    data = "".join(json.dumps(record, sort_keys=True) + "\n" for record in records).encode("utf-8")
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:  # a regular file takes it all at once unless the process is being killed
+            view = view[os.write(descriptor, view) :]
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def cut_torn_tail(path: Path) -> int:
+    """Cut a torn last line so the next record starts on a line of its own; return the bytes cut."""
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    with open(path, "rb+") as handle:
+        handle.seek(-1, os.SEEK_END)
+        if handle.read(1) == b"\n":
+            return 0
+        handle.seek(0)
+        data = handle.read()
+        keep = data.rfind(b"\n") + 1
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return len(data) - keep
+
+
+@contextmanager
+def replaced_atomically(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; once the block succeeds it replaces ``path`` in one rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(descriptor)
+    try:
+        yield Path(temporary)
+        with open(temporary, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def write_text_atomically(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` so that a reader never sees a half-written file."""
+    with replaced_atomically(path) as temporary:
+        temporary.write_text(text, encoding="utf-8")
+
+
+class UnwritableFolderError(OSError):
+    """An output folder that cannot be created or written to."""
+
+
+def check_writable(folder: str | os.PathLike, what: str) -> Path:
+    """Create ``folder`` and prove a file can be written in it, before any work is done.
+
+    ``what`` names the setting the folder came from, for the error message.
+    """
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise UnwritableFolderError(
+            f"{what}={str(folder)!r} is not a writable folder ({error.strerror or error}); "
+            f"choose another with {what}=<folder>"
+        ) from error
+    return folder

@@ -1,0 +1,254 @@
+"""Bad input: each case raises an error of the right type whose message names the problem.
+
+First the estimators (training data, hyper-parameters, predict), then the
+runner and its data (config values, data files, the output folder, a results
+file torn by a crash). Nothing here touches the network: where a missing file
+would be downloaded, the download fails as it does on an offline machine.
+"""
+
+import shutil
+from contextlib import nullcontext
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hydra import compose, initialize_config_dir
+from hydra.errors import ConfigCompositionException
+from sklearn.exceptions import NotFittedError
+
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.datasets import DataFileError
+from experiments.durable import UnwritableFolderError
+from experiments.records import RecordStore
+from experiments.run import CONFIG_PATH, run_units
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(30, 4))
+y = np.arange(30) % 2
+
+
+def with_value(value, row=3, col=1):
+    bad = X.astype(object if isinstance(value, str) else X.dtype)
+    bad[row, col] = value
+    return bad
+
+
+FIT_CASES = [
+    ("NaN in X", with_value(np.nan), y, ValueError, "NaN"),
+    ("inf in X", with_value(np.inf), y, ValueError, "infinity"),
+    ("string in X", with_value("a"), y, ValueError, "could not convert string"),
+    ("complex X", X + 1j, y, ValueError, "[Cc]omplex"),
+    ("empty X", np.empty((0, 4)), np.empty(0), ValueError, "0 sample"),
+    ("one class", X, np.zeros(30), ValueError, "only one class"),
+    ("length mismatch", X, y[:-1], ValueError, "inconsistent numbers of samples"),
+    (
+        "2-D y",
+        X,
+        np.column_stack([y, y]),
+        ValueError,
+        r"y should be a 1d array, got an array of shape \(30, 2\)",
+    ),
+    ("continuous y", X, rng.normal(size=30), ValueError, "Unknown label type"),
+    ("fewer examples than folds", X[:2], y[:2], ValueError, "n_samples=2 is fewer than n_folds=3"),
+    ("sparse X", sp.csr_matrix(X), y, TypeError, "[Ss]parse"),
+    ("1-D X", X[:, 0], y, ValueError, "Expected 2D array"),
+]
+
+
+@pytest.mark.parametrize(("name", "X_", "y_", "error", "message"), FIT_CASES, ids=[c[0] for c in FIT_CASES])
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_bad_training_data(estimator, name, X_, y_, error, message):
+    with pytest.raises(error, match=message):
+        estimator(n_trees=3).fit(X_, y_)
+
+
+PARAM_CASES = [
+    ({"n_trees": 0}, "n_trees"),
+    ({"n_trees": 2.5}, "n_trees"),
+    ({"n_folds": 1}, "n_folds"),
+    ({"patience": 0}, "patience"),
+    ({"max_levels": 0}, "max_levels"),
+    ({"tol": -1.0}, "tol"),
+    ({"augmentation": "stacked"}, "augmentation"),
+    (
+        {"forests": ["completely_random", "gradient_boosting"]},
+        "Unknown forest spec 'gradient_boosting' at forests\\[1\\]",
+    ),
+    ({"forests": []}, "forests"),
+    ({"forests": [{"kind": "random_forest", "n_estimators": 5}]}, "n_estimators"),
+    ({"lambda_": -0.1}, "lambda_"),
+    ({"tau": 0.0}, "tau"),
+    ({"tau": -1.0}, "tau"),
+    ({"solver": "adam"}, "Unknown solver 'adam'"),
+    ({"tune": True, "tune_grid": {"lambda_": [1.0]}}, "tune_grid"),
+    ({"tune": True, "tune_grid": {"lambda_": [-1.0], "tau": [1.0]}}, "lambda_"),
+    ({"solver_options": {"momentum": 0.9}}, "solver_options"),
+    ({"solver_fallback": "newton"}, "solver_fallback must be None or a solver other than"),
+    ({"solver_fallback": "frank_wolfe_away"}, "solver_fallback must be None or a solver other than"),
+]
+
+
+@pytest.mark.parametrize(("params", "message"), PARAM_CASES, ids=[str(p) for p, _ in PARAM_CASES])
+def test_bad_hyperparameters(params, message):
+    cascade_only = not any(
+        k in params for k in ("lambda_", "tau", "solver", "tune", "solver_options", "solver_fallback")
+    )
+    estimators = [CascadeForestClassifier, DisDFClassifier] if cascade_only else [DisDFClassifier]
+    for estimator in estimators:
+        with pytest.raises((ValueError, TypeError), match=message):
+            estimator(**({"n_trees": 3} | params)).fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_predict_errors(estimator):
+    with pytest.raises(NotFittedError):
+        estimator().predict(X)
+    model = estimator(n_trees=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"X has 3 features, but .* is expecting 4 features"):
+        model.predict(X[:, :3])
+    with pytest.raises(ValueError, match="NaN"):
+        model.predict(with_value(np.nan))
+
+
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_a_class_with_one_example_works_with_a_warning(estimator):
+    """Stratification cannot put it in every fold: scikit-learn's splitter says so, the fit goes on."""
+    y_rare = y.copy()
+    y_rare[0] = 2
+    with pytest.warns(UserWarning, match="least populated class in y has only 1 members"):
+        model = estimator(n_trees=3, random_state=0).fit(X, y_rare)
+    assert model.predict_proba(X).shape == (30, 3)
+
+
+# ------------------------------------------------------------------ the runner and its data
+def runner_config(tmp_path, data_dir, *overrides):
+    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
+        return compose(
+            "config",
+            overrides=[
+                "experiment=smoke",
+                f"runtime.output_dir={tmp_path / 'out'}",
+                f"data.dir={data_dir}",
+                "runtime.progress=false",
+                "runtime.n_jobs=1",
+                *overrides,
+            ],
+        )
+
+
+def copy_of_data(data_dir, tmp_path, damage=None):
+    """The smoke run's two tables in a folder of their own, one of them damaged by ``damage(path)``."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("ionosphere.csv", "ecoli.csv"):
+        shutil.copy(data_dir / name, folder / name)
+    if damage is not None:
+        damage(folder / "ecoli.csv")
+    return folder
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:-500])
+
+
+def alter(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[200] = ord("7") if data[200] != ord("7") else ord("8")
+    path.write_bytes(bytes(data))
+
+
+def a_file_in_the_way(tmp_path):
+    (tmp_path / "occupied").write_text("a file, not a folder")
+    return [f"runtime.output_dir={tmp_path / 'occupied' / 'results'}"]
+
+
+RUNNER_CASES = [
+    ("unknown dataset", ["datasets=[iris]"], ValueError, r"Unknown dataset\(s\) \['iris'\]"),
+    (
+        "N + test size larger than the dataset",
+        ["datasets=[parkinsons]", "protocol.Ns=[150]", "protocol.cap_test_size=false"],
+        ValueError,
+        "parkinsons: N=150 training \\+ 100 test examples exceed its 195",
+    ),
+    (
+        "N larger than the dataset",
+        ["datasets=[ecoli]", "protocol.Ns=[400]"],
+        ValueError,
+        "ecoli: N=400 training .* exceed its 336",
+    ),
+    ("N = 0", ["protocol.Ns=[0]"], ValueError, "protocol.Ns must be a non-empty list of positive integers"),
+    ("T = 0", ["protocol.Ts=[10,0]"], ValueError, r"protocol.Ts must be .*positive integers; got \[10, 0\]"),
+    ("T < 0", ["protocol.Ts=[-5]"], ValueError, "protocol.Ts must be"),
+    ("repetitions = 0", ["protocol.repetitions=0"], ValueError, "protocol.repetitions must be > 0; got 0"),
+    ("repetitions < 0", ["protocol.repetitions=-3"], ValueError, "protocol.repetitions must be > 0; got -3"),
+    ("test fraction = 0", ["protocol.test_fraction=0"], ValueError, "protocol.test_fraction must be > 0"),
+    (
+        "lambda < 0 in the config",
+        ["model.lambda_=-1"],
+        ValueError,
+        "Invalid model/solver config for disdf.*lambda_",
+    ),
+    ("unknown solver in the config", ["solver.name=adam"], ValueError, "Unknown solver 'adam'"),
+    ("unknown engine", ["model.engine=gpu"], ValueError, "engine must be one of"),
+    ("unknown solver option", ["+solver.options.momentum=0.9"], ValueError, r"solver_options \['momentum'\]"),
+    ("unwritable output folder", a_file_in_the_way, UnwritableFolderError, "runtime.output_dir=.*occupied"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "error", "message"), RUNNER_CASES, ids=[c[0] for c in RUNNER_CASES]
+)
+def test_bad_run_config_fails_before_any_work(tmp_path, data_dir, name, overrides, error, message):
+    extra = overrides(tmp_path) if callable(overrides) else overrides
+    with pytest.raises(error, match=message):
+        run_units(runner_config(tmp_path, data_dir, *extra))
+    assert not (tmp_path / "out" / "raw").exists()
+
+
+def test_unknown_dataset_group_and_typos_fail_at_composition(tmp_path, data_dir):
+    with pytest.raises(ConfigCompositionException, match="dataset/iris"):
+        runner_config(tmp_path, data_dir, "dataset=iris")
+    with pytest.raises(ConfigCompositionException, match=r"protocol\.repetitions"):
+        runner_config(tmp_path, data_dir, "protocol.repetitions=ten")
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (truncate, r"ecoli\.csv is altered or truncated: md5 [0-9a-f]{32}, expected df82cb11"),
+        (alter, r"ecoli\.csv is altered or truncated: md5 [0-9a-f]{32}, expected df82cb11"),
+        (lambda path: path.unlink(), r"ecoli\.csv is missing and could not be downloaded.*DISDF_DATA_DIR"),
+    ],
+    ids=["truncated", "altered", "missing, no network"],
+)
+def test_bad_data_file_is_named_before_any_work(tmp_path, data_dir, damage, message):
+    """Every file is md5-checked; a missing one is fetched, which fails here as it does offline."""
+    folder = copy_of_data(data_dir, tmp_path, damage)
+    with pytest.raises(DataFileError, match=message):
+        run_units(runner_config(tmp_path, folder))
+    assert not (tmp_path / "out" / "raw").exists()
+
+
+CORRUPTIONS = {
+    # A crash half-way through writing a line: the torn tail is dropped, its unit runs again.
+    "torn last line": lambda text: text + '{"dataset": "ecoli", "N": 30, "T": 10, "meth',
+    # A record garbled in the middle of the file (not a crash of ours, but it happens to copies).
+    "garbled line": lambda text: text.replace('{"N"', '{"N"#garbage', 1),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+def test_a_corrupted_results_file_is_repaired_by_rerunning_its_units(tmp_path, data_dir, corruption):
+    config = runner_config(tmp_path, data_dir, "datasets=[ecoli]")
+    assert run_units(config)["units_run"] == 4
+    raw = tmp_path / "out" / "raw" / "ecoli.jsonl"
+    raw.write_text(CORRUPTIONS[corruption](raw.read_text()))
+    with pytest.warns(UserWarning, match="cut a torn last line of 44 bytes|not valid JSON"):
+        rerun = run_units(config)
+    assert rerun["units_run"] == (0 if corruption == "torn last line" else 1)
+    with pytest.warns(UserWarning) if corruption == "garbled line" else nullcontext():
+        records = RecordStore(tmp_path / "out" / "raw").read("ecoli")
+    keys = [(r["T"], r["method"], r["repetition"]) for r in records]
+    assert len(keys) == len(set(keys)) == 4

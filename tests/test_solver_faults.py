@@ -1,0 +1,96 @@
+"""Weight-solver faults: an error that names level, forest, fold, solver and status, or a recorded fallback.
+
+The cvxpy failures are real where cvxpy can produce them on demand (a time
+or iteration limit ends in status ``user_limit``); the others (a solver
+exception, infeasible or inaccurate statuses) are simulated.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+from disdf import DisDFClassifier, SolverFallbackWarning, WeightSolverError
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(45, 4))
+y = (X[:, 0] + 0.5 * rng.normal(size=45) > 0).astype(int)
+FIRST_PROBLEM = r"level 1, forest 1 \(completely_random\), fold 1 of 3: solver qp:CLARABEL ended with status"
+
+
+@pytest.mark.parametrize(
+    "limit", [{"time_limit": 1e-9}, {"max_iter": 1}], ids=["time limit", "iteration limit"]
+)
+def test_a_solver_limit_is_an_error_naming_where_and_why(limit):
+    model = DisDFClassifier(n_trees=8, solver="qp", solver_options=limit, random_state=0)
+    with pytest.raises(WeightSolverError, match=FIRST_PROBLEM + " 'user_limit'.*T=8 trees") as caught:
+        model.fit(X, y)
+    assert (caught.value.solver, caught.value.status) == ("qp:CLARABEL", "user_limit")
+    assert "solver_fallback='frank_wolfe_away'" in str(caught.value)
+
+
+def simulate(monkeypatch, status=None, raises=False):
+    import cvxpy as cp
+
+    def solve(self, *args, **kwargs):
+        if raises:
+            raise cp.error.SolverError("simulated crash inside the solver")
+        self._status = status
+
+    monkeypatch.setattr(cp.Problem, "solve", solve)
+    monkeypatch.setattr(cp.Problem, "status", property(lambda self: self._status))
+
+
+@pytest.mark.parametrize("status", ["infeasible", "optimal_inaccurate", "infeasible_inaccurate", "unbounded"])
+def test_a_non_optimal_status_is_an_error(monkeypatch, status):
+    simulate(monkeypatch, status=status)
+    with pytest.raises(WeightSolverError, match=f"{FIRST_PROBLEM} '{status}'"):
+        DisDFClassifier(n_trees=5, solver="qp", random_state=0).fit(X, y)
+
+
+def test_a_solver_exception_is_an_error(monkeypatch):
+    simulate(monkeypatch, raises=True)
+    with pytest.raises(WeightSolverError, match=f"{FIRST_PROBLEM} 'solver_error'.*simulated crash"):
+        DisDFClassifier(n_trees=5, solver="qp", random_state=0).fit(X, y)
+
+
+def test_the_error_keeps_solver_and_status_across_processes():
+    error = pickle.loads(pickle.dumps(WeightSolverError("message", solver="qp:OSQP", status="user_limit")))
+    assert (str(error), error.solver, error.status) == ("message", "qp:OSQP", "user_limit")
+
+
+def test_fallback_only_when_asked_one_warning_per_level_reason_recorded():
+    options = {"solver": "qp", "solver_options": {"time_limit": 1e-9}, "n_trees": 8, "random_state": 0}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = DisDFClassifier(**options, solver_fallback="frank_wolfe_away").fit(X, y)
+    fallback_warnings = [w for w in caught if issubclass(w.category, SolverFallbackWarning)]
+    assert len(fallback_warnings) == len(model.level_scores_)  # one per level grown, not one per problem
+    assert "failed on 12 of 12 weight problems at level 1" in str(fallback_warnings[0].message)
+    reasons = [d["fallback_reason"] for level in model.solver_diagnostics_ for f in level for d in f]
+    assert all("'user_limit'" in reason for reason in reasons)
+    assert {d["solver"] for level in model.solver_diagnostics_ for f in level for d in f} == {
+        "frank_wolfe_away"
+    }
+    # The fallback solves each problem as the fallback solver alone would.
+    direct = DisDFClassifier(n_trees=8, solver="frank_wolfe_away", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.predict_proba(X), direct.predict_proba(X))
+
+
+def test_degenerate_weight_problems_inside_the_estimator_give_no_warnings():
+    """One tree per forest; a class of 2 examples, so one of 3 held-out folds has no different-class pair."""
+    X_small = rng.normal(size=(9, 3))
+    y_small = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        one_tree = DisDFClassifier(n_trees=1, random_state=0).fit(X_small, y_small)
+        model = DisDFClassifier(n_trees=6, random_state=1).fit(X_small, y_small)
+    assert all(np.all(w == 1.0) for level in one_tree.weights_ for f in level for w in f)
+    pairs = [d["objective"] for level in model.solver_diagnostics_ for f in level for d in f]
+    assert all(np.isfinite(pairs))
+    for level in model.weights_:
+        for forest in level:
+            for w in forest:
+                assert np.all(w >= 0) and w.sum() == pytest.approx(1.0)
