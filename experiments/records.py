@@ -3,10 +3,14 @@
 A split's records are appended together in one write, then fsynced (see
 :mod:`experiments.durable`), so a crash can at worst leave a torn last line;
 the reader drops such a line (with a warning) and its units are run again.
+A split is recorded whole or not at all: when a run starts, a torn tail is
+cut together with the complete lines written with it (a process killed
+mid-write can leave a few whole lines of its split before the torn one).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from pathlib import Path
@@ -25,14 +29,22 @@ class RecordStore:
         return read_json_lines(self.path(dataset))
 
     def repair(self, dataset: str) -> None:
-        """Cut a torn last line left by a crash (its units are simply run again)."""
+        """Cut a torn last line left by a crash and the rest of its split's write (those units run again)."""
         path = self.path(dataset)
         cut = cut_torn_tail(path)
-        if cut:
-            warnings.warn(
-                f"{path}: cut a torn last line of {cut} bytes (an interrupted write); its units run again",
-                stacklevel=2,
-            )
+        if not cut:
+            return
+        lines = path.read_bytes().splitlines(keepends=True)
+        partial = _partial_batch(lines)
+        if partial:
+            with open(path, "rb+") as handle:
+                handle.truncate(sum(len(line) for line in lines[: len(lines) - partial]))
+                os.fsync(handle.fileno())
+        warnings.warn(
+            f"{path}: cut a torn last line of {cut} bytes and {partial} complete record(s) written with it "
+            "(an interrupted write); those units run again",
+            stacklevel=2,
+        )
 
     def completed(self, dataset: str, config_hash: str) -> set[tuple]:
         """Keys (dataset, N, T, method, repetition) already recorded under this config."""
@@ -53,3 +65,31 @@ class RecordStore:
         if len(datasets) != 1:
             raise ValueError(f"append_many takes records of one dataset; got {sorted(datasets)}")
         append_json_lines(self.path(records[0]["dataset"]), records)
+
+
+def _batch_key(line: bytes) -> tuple:
+    record = json.loads(line)
+    return (record["config_hash"], record["N"], record["repetition"], record["split_units"])
+
+
+def _partial_batch(lines: list[bytes]) -> int:
+    """How many trailing lines belong to a split's write that did not finish.
+
+    The records of one write share config, N and repetition, and each says how
+    many units the write held (``split_units``).
+    """
+    try:
+        key = _batch_key(lines[-1]) if lines else None
+    except (ValueError, KeyError):
+        return 0
+    if key is None:
+        return 0
+    same = 0
+    for line in reversed(lines):
+        try:
+            if _batch_key(line) != key:
+                break
+        except (ValueError, KeyError):
+            break
+        same += 1
+    return same % key[-1]

@@ -6,6 +6,7 @@ file torn by a crash). Nothing here touches the network: where a missing file
 would be downloaded, the download fails as it does on an offline machine.
 """
 
+import json
 import shutil
 from contextlib import nullcontext
 from pathlib import Path
@@ -245,10 +246,39 @@ def test_a_corrupted_results_file_is_repaired_by_rerunning_its_units(tmp_path, d
     assert run_units(config)["units_run"] == 4
     raw = tmp_path / "out" / "raw" / "ecoli.jsonl"
     raw.write_text(CORRUPTIONS[corruption](raw.read_text()))
-    with pytest.warns(UserWarning, match="cut a torn last line of 44 bytes|not valid JSON"):
+    with pytest.warns(UserWarning, match="cut a torn last line of 44 bytes and 0 complete|not valid JSON"):
         rerun = run_units(config)
     assert rerun["units_run"] == (0 if corruption == "torn last line" else 1)
     with pytest.warns(UserWarning) if corruption == "garbled line" else nullcontext():
         records = RecordStore(tmp_path / "out" / "raw").read("ecoli")
     keys = [(r["T"], r["method"], r["repetition"]) for r in records]
     assert len(keys) == len(set(keys)) == 4
+
+
+def test_a_split_torn_mid_write_is_cut_whole(tmp_path):
+    """A kill in the middle of a split's write can leave whole lines before the torn one: they go too."""
+
+    def split_records(repetition):
+        return [
+            {
+                "dataset": "ecoli",
+                "config_hash": "c",
+                "N": 30,
+                "T": T,
+                "method": m,
+                "repetition": repetition,
+                "split_units": 4,
+            }
+            for T in (10, 20)
+            for m in ("gcforest", "disdf")
+        ]
+
+    store = RecordStore(tmp_path)
+    store.append_many(split_records(0))
+    intact = store.path("ecoli").read_bytes()
+    torn = "".join(json.dumps(record) + "\n" for record in split_records(1)).encode()
+    store.path("ecoli").write_bytes(intact + torn[: len(torn) // 2 + 7])
+    with pytest.warns(UserWarning, match="cut a torn last line of .* bytes and 2 complete record"):
+        store.repair("ecoli")
+    assert store.path("ecoli").read_bytes() == intact
+    assert len(store.completed("ecoli", "c")) == 4

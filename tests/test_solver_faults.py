@@ -94,3 +94,35 @@ def test_degenerate_weight_problems_inside_the_estimator_give_no_warnings():
         for forest in level:
             for w in forest:
                 assert np.all(w >= 0) and w.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.slow
+def test_in_a_sweep_the_error_names_the_split_and_keeps_what_was_recorded(tmp_path, data_dir):
+    from hydra import compose, initialize_config_dir
+
+    from experiments.records import RecordStore
+    from experiments.run import CONFIG_PATH, run_units
+
+    def run(*overrides):
+        base = ["experiment=smoke", "datasets=[ecoli]", "protocol.Ts=[10]", "protocol.repetitions=1"]
+        settings = [f"runtime.output_dir={tmp_path}", f"data.dir={data_dir}", "runtime.progress=false"]
+        with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
+            return run_units(compose("config", overrides=[*base, *settings, "runtime.n_jobs=1", *overrides]))
+
+    run()
+    raw = tmp_path / "raw" / "ecoli.jsonl"
+    recorded = raw.read_bytes()
+    failing = ["solver=qp", "+solver.options.time_limit=1e-9"]
+    with pytest.raises(
+        WeightSolverError,
+        match=r"In the split dataset=ecoli, N=30, repetition=0 \(seed \d+; T in \[10\]\): "
+        + "Weight solve failed at "
+        + FIRST_PROBLEM
+        + " 'user_limit'",
+    ):
+        run(*failing)
+    assert raw.read_bytes() == recorded
+    run(*failing, "solver.fallback=frank_wolfe_away")
+    fallen_back = [r for r in RecordStore(tmp_path / "raw").read("ecoli")[2:] if r["method"] == "disdf"]
+    assert fallen_back and all(r["solver_fallbacks"] == r["solver_solves"] > 0 for r in fallen_back)
+    assert any("solver_fallback='frank_wolfe_away'" in w for r in fallen_back for w in r["warnings"])
