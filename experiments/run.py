@@ -13,8 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import multiprocessing
+import os
 import platform
 import signal
+import sys
+import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -37,6 +41,8 @@ from experiments.unit import make_estimator, run_split
 CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
 log = logging.getLogger(__name__)
+#: After Ctrl-C or SIGTERM, the command line waits this long for a clean stop, then exits anyway.
+FORCE_EXIT_AFTER_SECONDS = 30.0
 
 
 def result_config(cfg: DictConfig) -> dict:
@@ -107,15 +113,30 @@ def check_model(cfg: DictConfig) -> None:
 
 
 @contextmanager
-def stop_signals_interrupt():
+def stop_signals_interrupt(force_exit_after: float | None = None):
     """SIGTERM (schedulers, kill) and SIGINT stop a run like Ctrl-C, even when SIGINT was ignored.
 
     A shell ignores SIGINT in background jobs (``cmd &``), and Python then never
     raises KeyboardInterrupt; both handlers are set explicitly for the run.
+    With ``force_exit_after`` (the command line), a stop that has not finished
+    that many seconds after the signal, or a second signal, ends the process
+    at once: every finished unit is already on disk, so cleaning up the worker
+    pool is not worth waiting for.
     """
+    signalled = []
 
     def interrupt(signum, frame):
-        raise KeyboardInterrupt(signal.Signals(signum).name)
+        name = signal.Signals(signum).name
+        if force_exit_after is not None:
+            if signalled:
+                _exit_now(f"second {name}")
+            watchdog = threading.Timer(
+                force_exit_after, _exit_now, args=(f"{name} {force_exit_after:g} s ago",)
+            )
+            watchdog.daemon = True
+            watchdog.start()
+        signalled.append(name)
+        raise KeyboardInterrupt(name)
 
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -123,6 +144,17 @@ def stop_signals_interrupt():
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _exit_now(why: str) -> None:
+    """Kill the worker processes and exit with 130, skipping every clean-up."""
+    for child in multiprocessing.active_children():
+        child.kill()
+    sys.stderr.write(
+        f"\nStopping ({why}): exiting now; finished units are saved, run the same command to resume.\n"
+    )
+    sys.stderr.flush()
+    os._exit(130)
 
 
 def caused_by_interrupt(error: BaseException | None) -> bool:
@@ -140,8 +172,11 @@ def caused_by_interrupt(error: BaseException | None) -> bool:
     return False
 
 
-def run_units(cfg: DictConfig) -> dict:
-    """Run every missing unit; return a summary of the run."""
+def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
+    """Run every missing unit; return a summary of the run.
+
+    ``force_exit_after``: see :func:`stop_signals_interrupt` (the command line sets it).
+    """
     check_protocol(cfg)
     check_model(cfg)
     output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
@@ -196,7 +231,7 @@ def run_units(cfg: DictConfig) -> dict:
         )
         try:
             with (
-                stop_signals_interrupt(),
+                stop_signals_interrupt(force_exit_after),
                 tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar,
             ):
                 for records in results:
@@ -232,7 +267,7 @@ def main(cfg: DictConfig) -> None:
     from experiments.tables import write_outputs
 
     try:
-        summary = run_units(cfg)
+        summary = run_units(cfg, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
         if summary["interrupted"]:
             raise SystemExit(130)
         write_outputs(cfg)

@@ -7,6 +7,7 @@ would be downloaded, the download fails as it does on an offline machine.
 """
 
 import json
+import os
 import shutil
 from contextlib import nullcontext
 from pathlib import Path
@@ -195,6 +196,14 @@ RUNNER_CASES = [
     ("unknown solver option", ["+solver.options.momentum=0.9"], ValueError, r"solver_options \['momentum'\]"),
     ("unwritable output folder", a_file_in_the_way, UnwritableFolderError, "runtime.output_dir=.*occupied"),
 ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_read_only_output_folder_is_refused_before_any_work(tmp_path, data_dir):
+    folder = tmp_path / "read_only"
+    folder.mkdir(mode=0o500)
+    with pytest.raises(UnwritableFolderError, match=r"runtime\.output_dir=.*read_only.*Permission denied"):
+        run_units(runner_config(tmp_path, data_dir, f"runtime.output_dir={folder}"))
 
 
 @pytest.mark.parametrize(

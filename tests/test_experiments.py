@@ -266,3 +266,26 @@ def test_an_interrupt_inside_compiled_code_counts_as_an_interrupt():
     assert caused_by_interrupt(KeyboardInterrupt())
     assert not caused_by_interrupt(SystemError("a real failure"))
     assert not caused_by_interrupt(ValueError("bad input"))
+
+
+def test_a_stop_that_hangs_or_a_second_signal_exits_at_once(monkeypatch):
+    """The command line never waits more than FORCE_EXIT_AFTER_SECONDS for the worker pool to stop."""
+    import os
+    import signal
+    import time
+
+    from experiments import run
+
+    exits = []
+    monkeypatch.setattr(run, "_exit_now", exits.append)
+    with run.stop_signals_interrupt(force_exit_after=0.05):
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)
+        time.sleep(0.3)  # the watchdog fires
+        assert exits == ["SIGTERM 0.05 s ago"]
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+    assert exits[1] == "second SIGINT"
+    assert run.FORCE_EXIT_AFTER_SECONDS <= 30
