@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench engine-equivalence reproduce reproduce-fast reproduce-quick tables figures clean
+.PHONY: install test lint format bench soak engine-equivalence reproduce reproduce-fast reproduce-quick tables figures clean
 
 install: $(VENV)/.installed
 
@@ -32,6 +32,10 @@ bench: install
 	$(BIN)/python scripts/bench_solvers.py
 	$(BIN)/python scripts/bench_engine.py
 	$(BIN)/python scripts/solver_tolerance.py
+
+# Kill a sweep with SIGKILL 50 times, resuming each time: counts of units lost and duplicated (about 3 min).
+soak: install
+	$(BIN)/python scripts/soak_resume.py --kills 50
 
 # Is engine=fast the same learner as scikit-learn's forests? Same splits under both, then a paired comparison.
 engine-equivalence: install
