@@ -63,6 +63,14 @@ class ProtocolConfig:
 
 @dataclass
 class RuntimeConfig:
+    """Where units run; nothing here changes a result (records are the same for every runtime)."""
+
+    #: "loky" (this machine; group runtime=local) or "dask" (runtime=dask).
+    backend: str = "loky"
+    #: Dask only: the scheduler to join, e.g. tcp://head-node:8786; null starts a LocalCluster.
+    scheduler_address: Optional[str] = None  # noqa: UP045 - OmegaConf needs typing.Optional
+    #: Dask only: worker processes of the LocalCluster (one thread each).
+    dask_workers: int = 2
     n_jobs: int = -1
     #: Grow each split's level 1 once for every T and method (exact; off only to measure it).
     share_first_level: bool = True

@@ -33,6 +33,7 @@ import disdf
 from disdf.datasets import DATASETS
 from disdf.fast_forest import KERNEL_VERSION
 from experiments import config as _config  # noqa: F401 - registers the schema
+from experiments.backends import BACKENDS, sweep_backend
 from experiments.durable import append_json_lines, check_writable
 from experiments.protocol import Unit, all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
@@ -89,6 +90,8 @@ def check_protocol(cfg: DictConfig) -> None:
         raise ValueError(
             f"Unknown dataset(s) {unknown} in datasets / dataset.name; expected names from {DATASETS}"
         )
+    if cfg.runtime.backend not in BACKENDS:
+        raise ValueError(f"runtime.backend must be one of {BACKENDS}; got {cfg.runtime.backend!r}")
     protocol = cfg.protocol
     if protocol.repetitions <= 0:
         raise ValueError(f"protocol.repetitions must be > 0; got {protocol.repetitions}")
@@ -223,17 +226,20 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     started = time.time()
     completed = 0
     interrupted = False
+    workers = effective_n_jobs(cfg.runtime.n_jobs) if cfg.runtime.backend == "loky" else 0
     if todo:
-        # In submission order, whatever n_jobs: the raw files are the same for every n_jobs and,
-        # after a resume, the same as those of an uninterrupted run.
-        results = Parallel(n_jobs=cfg.runtime.n_jobs, return_as="generator")(
-            job(units) for units in splits.values()
-        )
         try:
             with (
+                sweep_backend(cfg.runtime) as n_jobs,
                 stop_signals_interrupt(force_exit_after),
                 tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar,
             ):
+                workers = effective_n_jobs(n_jobs)
+                # In submission order, whatever the backend and n_jobs: the raw files are the same for
+                # all of them and, after a resume, the same as those of an uninterrupted run.
+                results = Parallel(n_jobs=n_jobs, return_as="generator")(
+                    job(units) for units in splits.values()
+                )
                 for records in results:
                     store.append_many(records)
                     completed += len(records)
@@ -253,7 +259,8 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
         "units_run": completed,
         "units_total": len(units),
         "interrupted": interrupted,
-        "n_jobs": effective_n_jobs(cfg.runtime.n_jobs),
+        "backend": cfg.runtime.backend,
+        "n_jobs": workers,
         "machine": f"{platform.node()} {platform.machine()} {platform.processor()}".strip(),
         "version": disdf.__version__,
     }
