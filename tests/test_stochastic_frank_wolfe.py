@@ -1,0 +1,89 @@
+"""Frank-Wolfe on sampled pairs: uniform pair draws, unbiased estimates, a small gap, bounded memory."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from disdf.weights import PairStatistics, WeightProblem, solve_weights
+from disdf.weights.stochastic_frank_wolfe import PairSampler, sampled_hinge, stochastic_frank_wolfe
+from disdf.weights.synthetic import random_tree_probabilities
+
+
+def test_pairs_are_uniform_over_the_different_class_pairs():
+    y = np.array([2, 0, 1, 0, 0, 1])
+    probabilities = np.random.default_rng(0).dirichlet(np.ones(3), size=(6, 2))
+    sampler = PairSampler(probabilities, y)
+    expected = {(i, j) for i in range(6) for j in range(i + 1, 6) if y[i] != y[j]}
+    assert sampler.n_pairs == len(expected) == 11
+    first, second = sampler.sample(110_000, np.random.default_rng(1))
+    drawn = [tuple(sorted(pair)) for pair in zip(first.tolist(), second.tolist(), strict=True)]
+    counts = {pair: 0 for pair in expected}
+    for pair in drawn:
+        counts[pair] += 1  # a same-class pair would be a KeyError
+    assert stats.chisquare(list(counts.values())).pvalue > 1e-3
+
+
+def test_the_sampled_hinge_gradient_is_unbiased():
+    probabilities, y = random_tree_probabilities(40, 6, 3, seed=2)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), 1.0, 1.5)
+    w = np.random.default_rng(3).dirichlet(np.ones(6))
+    exact = -2.0 * problem.hinge_pull(problem.slacks(w))
+    sampler, rng = PairSampler(probabilities, y), np.random.default_rng(4)
+    draws = np.array([sampled_hinge(sampler, w, 1.5, 32, rng)[0] for _ in range(4000)])
+    standard_error = draws.std(axis=0, ddof=1) / np.sqrt(len(draws))
+    assert np.all(np.abs(draws.mean(axis=0) - exact) < 4 * standard_error)
+    hinge = np.maximum(problem.slacks(w), 0)
+    values = [sampled_hinge(sampler, w, 1.5, 32, rng)[1] for _ in range(4000)]
+    assert abs(np.mean(values) - hinge @ hinge) < 4 * np.std(values) / np.sqrt(4000)
+
+
+@pytest.mark.parametrize(("n_classes", "tau"), [(2, 1.0), (5, 1.5)])
+def test_the_objective_gap_to_the_exact_optimum_is_small_and_shrinks(n_classes, tau):
+    probabilities, y = random_tree_probabilities(150, 40, n_classes, seed=5)
+    problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), 1.0, tau)
+    best = solve_weights(problem, "frank_wolfe_away", tol=1e-10).objective
+
+    def mean_excess(max_iter):
+        runs = [
+            stochastic_frank_wolfe(
+                probabilities, y, 1.0, tau, batch_size=256, max_iter=max_iter, random_state=s
+            )
+            for s in range(3)
+        ]
+        for run in runs:
+            assert np.all(run.w >= 0) and run.w.sum() == pytest.approx(1.0)
+        return np.mean([(problem.objective(run.w) - best) / best for run in runs])
+
+    short, long = mean_excess(50), mean_excess(1500)
+    assert long < 5e-3 and long < short / 3
+
+
+def test_pairs_are_never_enumerated(monkeypatch):
+    """100,000 examples in 2 classes have 2.5e9 different-class pairs (80 GB as rows of Q at T = 4)."""
+    import disdf.weights.problem as problem_module
+
+    monkeypatch.setattr(problem_module, "different_class_q", lambda *a: pytest.fail("enumerated every pair"))
+    probabilities, y = random_tree_probabilities(100_000, 4, 2, seed=6)
+    solution = stochastic_frank_wolfe(probabilities, y, batch_size=256, max_iter=30)
+    assert PairSampler(probabilities, y).n_pairs > 2e9
+    assert np.all(solution.w >= 0) and solution.w.sum() == pytest.approx(1.0)
+    assert np.isfinite(solution.objective) and solution.status == "max_iter"
+
+
+def test_one_class_has_no_pairs_and_gives_the_quadratic_minimizer():
+    probabilities, _ = random_tree_probabilities(20, 5, 2, seed=7)
+    y = np.zeros(20, dtype=int)
+    solution = stochastic_frank_wolfe(probabilities, y, 1.0, 1.0)
+    expected = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), 1.0, 1.0)
+    np.testing.assert_allclose(solution.w, expected.quadratic_minimizer())
+    assert solution.status == "no_pairs"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"lambda_": -1.0}, "lambda_"), ({"tau": 0.0}, "tau"), ({"batch_size": 0}, "batch_size")],
+)
+def test_bad_parameters_are_refused(kwargs, message):
+    probabilities, y = random_tree_probabilities(10, 3, 2)
+    with pytest.raises(ValueError, match=message):
+        stochastic_frank_wolfe(probabilities, y, **kwargs)
