@@ -278,6 +278,12 @@ def main(cfg: DictConfig) -> None:
         if summary["interrupted"]:
             raise SystemExit(130)
         write_outputs(cfg)
+    except KeyboardInterrupt:
+        # Every unit is recorded; tables and REPORT.md are replaced atomically, so none is half-written.
+        log.warning(
+            "Interrupted while writing the tables: every unit is recorded; run the same command again."
+        )
+        raise SystemExit(130) from None
     except Exception as error:
         # The message in the log file too; Hydra prints the traceback.
         log.error(f"The run failed; the units recorded before it are kept. {type(error).__name__}: {error}")
