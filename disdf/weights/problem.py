@@ -50,6 +50,18 @@ def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.maximum(pi, 0.0)
 
 
+def quadratic_minimizer(quadratic: np.ndarray) -> np.ndarray:
+    """argmin over the simplex of sum_t c_t w_t^2 for c = ``quadratic`` >= 0: w_t proportional to 1 / c_t.
+
+    Trees with c_t = 0, if any, share the weight uniformly (the minimum is then 0).
+    """
+    free = quadratic <= 0
+    if free.any():
+        return free / free.sum()
+    inverse = 1.0 / quadratic
+    return inverse / inverse.sum()
+
+
 def different_class_pairs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Indices (i, j), i < j, of the pairs with y_i != y_j (z_ij = 1)."""
     i, j = np.triu_indices(len(y), k=1)
@@ -141,12 +153,7 @@ class WeightProblem:
         pi_t + lambda = 0, if any). It is the optimum of J whenever no hinge is
         active there, and a close start for Frank-Wolfe otherwise.
         """
-        c = self.quadratic
-        free = c <= 0
-        if free.any():
-            return free / free.sum()
-        inverse = 1.0 / c
-        return inverse / inverse.sum()
+        return quadratic_minimizer(self.quadratic)
 
     def hinge_pull(self, slacks: np.ndarray) -> np.ndarray:
         """sum_{z_ij=1} max(0, S_ij) Q_ij, reading only the rows of active hinges."""

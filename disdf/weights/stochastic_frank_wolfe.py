@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from disdf.weights.pair_kernels import manhattan_rows
-from disdf.weights.problem import same_class_pi
+from disdf.weights.problem import quadratic_minimizer, same_class_pi
 from disdf.weights.result import WeightSolution
 
 
@@ -124,11 +124,7 @@ def stochastic_frank_wolfe(
     sampler = PairSampler(tree_probabilities, y)
     quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y)) + lambda_
     n_trees = quadratic.shape[0]
-    if w0 is None:
-        free = quadratic <= 0
-        w = free / free.sum() if free.any() else (1.0 / quadratic) / np.sum(1.0 / quadratic)
-    else:
-        w = np.asarray(w0, dtype=float).copy()
+    w = quadratic_minimizer(quadratic) if w0 is None else np.asarray(w0, dtype=float).copy()
     averaged = np.zeros(n_trees)
     for k in range(max_iter):
         if sampler.n_pairs == 0:
