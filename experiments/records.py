@@ -78,18 +78,13 @@ def _partial_batch(lines: list[bytes]) -> int:
     The records of one write share config, N and repetition, and each says how
     many units the write held (``split_units``).
     """
-    try:
-        key = _batch_key(lines[-1]) if lines else None
-    except (ValueError, KeyError):
-        return 0
-    if key is None:
-        return 0
-    same = 0
+    keys: list[tuple] = []
     for line in reversed(lines):
         try:
-            if _batch_key(line) != key:
-                break
+            key = _batch_key(line)
         except (ValueError, KeyError):
             break
-        same += 1
-    return same % key[-1]
+        if keys and key != keys[0]:
+            break
+        keys.append(key)
+    return len(keys) % keys[0][-1] if keys else 0
