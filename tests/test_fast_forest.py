@@ -294,3 +294,36 @@ def test_trees_match_the_fingerprint_of_the_kernel_version():
         for array in kernels.grow_forest(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
             digest.update(np.ascontiguousarray(array).tobytes())
     assert digest.hexdigest() == TREE_FINGERPRINTS[KERNEL_VERSION]
+
+
+def test_node_sort_method_depends_on_node_size_against_the_presorted_length():
+    assert kernels._sort_method(10, 100_000) == kernels._INSERT
+    assert kernels._sort_method(40, 100_000) == kernels._INSERT
+    assert kernels._sort_method(500, 100_000) == kernels._GATHER
+    assert kernels._sort_method(500, 1_000) == kernels._FILTER
+    assert kernels._sort_method(40, 100) == kernels._FILTER
+
+
+@pytest.mark.parametrize(
+    "shift, fingerprint",
+    [
+        # Pixels: zeros come first as one block (the nonzero-values path).
+        (0.0, "4acce42e5c3bd5a1770e30d67b6a1074a4097f9da6e39fc1a4f6f135a06b1cc3"),
+        # Negative values: the plain sorted path.
+        (-5.0, "8763315e326d28bcda07026ea2b2d58e04b63330c947128d23a6c32e21ca82e5"),
+    ],
+)
+def test_trees_do_not_depend_on_how_nodes_sort_their_values(shift, fingerprint):
+    """On 1,797 digits nodes insert, filter and gather-sort; the trees are those grown (kernel 2)
+    when every node of more than 16 examples filtered the presorted order."""
+    import hashlib
+
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = np.ascontiguousarray(X + shift, dtype=np.float32), y.astype(np.int64)
+    digest = hashlib.sha256()
+    for random_splits, max_features, bootstrap in [(False, 8, True), (True, 1, False)]:
+        for array in kernels.grow_forest(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
+            digest.update(np.ascontiguousarray(array).tobytes())
+    assert digest.hexdigest() == fingerprint

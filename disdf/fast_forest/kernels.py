@@ -33,8 +33,19 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 # Two values closer than this are one value for a split (scikit-learn's FEATURE_THRESHOLD).
 _FEATURE_THRESHOLD = 1e-7
 _EPSILON = 1e-12
-# Nodes up to this size sort by insertion; larger ones filter a presorted order.
+# How a node orders its values of a feature (see _sort_method): insertion sort, filtering the
+# forest's presorted order of the feature, or gathering and sorting.
+_INSERT, _FILTER, _GATHER = 0, 1, 2
+# Nodes up to this size always sort by insertion.
 _INSERTION_SORT_MAX = 16
+# Cost of one comparison-sort step relative to one step of filtering the presorted order: a
+# node of m examples sorts (about m log2 m steps) unless filtering all n is cheaper. On a few
+# hundred examples nodes filter; on tens of thousands most nodes are small against n and sort.
+_SORT_STEP_COST = 0.5
+# Up to this size a node that does not filter sorts by insertion (no allocation).
+_GATHER_SORT_MIN = 48
+# Constant features a random split draws in a node before it ORs the node's nonzero bits.
+_DRAWS_BEFORE_BITS = 2
 
 
 @nb.njit(cache=True, nogil=True)
@@ -109,14 +120,53 @@ def _partition(Xt, samples, start, end, feature, threshold):
 
 
 @nb.njit(cache=True, nogil=True)
+def _sort_method(n_node, scan_length):
+    """How a node orders its values of a feature: _INSERT, _FILTER or _GATHER.
+
+    Filtering a presorted order costs ``scan_length`` steps whatever the node's
+    size; a node much smaller than that sorts its own values instead, by
+    insertion while small (no allocation), else by gathering and sorting.
+    """
+    if n_node <= _INSERTION_SORT_MAX:
+        return _INSERT
+    if _SORT_STEP_COST * n_node * np.log2(n_node) >= scan_length:
+        return _FILTER
+    return _INSERT if n_node <= _GATHER_SORT_MIN else _GATHER
+
+
+@nb.njit(cache=True, nogil=True)
+def _sort_gathered(values, sorted_samples, k):
+    """Sort values[:k] increasingly, carrying sorted_samples[:k] along.
+
+    The order among equal values does not matter: a split position between
+    equal values is never a threshold, and the class counts at every other
+    position are the same for any order of the ties.
+    """
+    order = np.argsort(values[:k])
+    gathered_values = values[:k].copy()
+    gathered_samples = sorted_samples[:k].copy()
+    for r in range(k):
+        values[r] = gathered_values[order[r]]
+        sorted_samples[r] = gathered_samples[order[r]]
+
+
+@nb.njit(cache=True, nogil=True)
 def _sorted_node_values(Xt, samples, start, end, feature, presorted, mark, stamp, values, sorted_samples):
     """The node's examples in increasing order of X[:, feature], into values / sorted_samples.
 
-    Small nodes: insertion sort. Large ones: filter the forest's presorted
-    order of the feature by node membership (O(n), no comparisons).
+    By :func:`_sort_method`: insertion sort, filtering the forest's presorted
+    order of the feature by node membership (O(n), no comparisons), or
+    gathering and sorting.
     """
     n_node = end - start
-    if n_node <= _INSERTION_SORT_MAX:
+    method = _sort_method(n_node, presorted.shape[1])
+    if method == _GATHER:
+        for s in range(n_node):
+            i = samples[start + s]
+            values[s] = Xt[feature, i]
+            sorted_samples[s] = i
+        _sort_gathered(values, sorted_samples, n_node)
+    elif method == _INSERT:
         for s in range(n_node):
             i = samples[start + s]
             v = Xt[feature, i]
@@ -159,11 +209,23 @@ def _sorted_nonzero_values(
     Returns their number k; zero_counts receives the class weights of the node's
     n_node - k zeros, which come first in the order and form one block. Most
     pixels of a small node are zero: sorting only the rest saves most of the work.
-    Small nodes insert their nonzero values; larger ones (marked) filter the
-    presorted order past the feature's zeros, which come first in it.
+    By :func:`_sort_method`: insert the nonzero values, filter the presorted
+    order past the feature's zeros, which come first in it (marked nodes), or
+    gather and sort them.
     """
     k = 0
-    if end - start > _INSERTION_SORT_MAX:
+    n_node = end - start
+    method = _sort_method(n_node, presorted.shape[1] - first_nonzero[feature])
+    if method == _GATHER:
+        for s in range(start, end):
+            i = samples[s]
+            v = Xt[feature, i]
+            if v != 0.0:
+                values[k] = v
+                sorted_samples[k] = i
+                k += 1
+        _sort_gathered(values, sorted_samples, k)
+    elif method == _FILTER:
         order = presorted[feature]
         for r in range(first_nonzero[feature], order.shape[0]):
             i = order[r]
@@ -406,7 +468,11 @@ def _grow_tree(
                 stamp += 1
                 for s in range(start, end):
                     mark[samples[s]] = stamp
-            if use_zero_bits:
+            # The OR costs one pass over the node per 64 features: worth it for best splits, which
+            # sort every drawn feature; a random split draws one feature, so it ORs only once its
+            # draws keep hitting constant features (the deep nodes of pixel data).
+            have_bits = use_zero_bits and not random_splits
+            if have_bits:
                 _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero)
             # scikit-learn's draw: features without replacement (features[0:j] drawn in this
             # node); every draw counts as visited, constant or not, and drawing goes on past
@@ -420,7 +486,10 @@ def _grow_tree(
                 f = features[j]
                 j += 1
                 visited += 1
-                if use_zero_bits and (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
+                if use_zero_bits and not have_bits and n_constant >= _DRAWS_BEFORE_BITS:
+                    _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero)
+                    have_bits = True
+                if have_bits and (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
                     n_constant += 1  # all zero in this node: constant, known without a pass
                     continue
                 if random_splits:
