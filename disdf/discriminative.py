@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 from numbers import Real
 from typing import Any
 
@@ -21,12 +22,14 @@ from disdf.cascade import (
 )
 from disdf.forest_specs import parse_forest_specs
 from disdf.weights import (
+    PAIR_SAMPLING_SOLVERS,
     SOLVERS,
     WeightProblem,
     WeightSolution,
     WeightSolverError,
     check_solver_options,
     solve_weights,
+    solve_weights_from_pair_draws,
 )
 
 
@@ -66,12 +69,19 @@ class DisDFClassifier(CascadeForestClassifier):
         the Manhattan distance between two class vectors, which lies in [0, 2]:
         tau = 1 asks every different-class pair to be at total-variation
         distance at least 1/2; tau >= 2 keeps every hinge active.
-    solver : {"frank_wolfe_away", "frank_wolfe", "qp", "uniform"}
+    solver : {"frank_wolfe_away", "frank_wolfe", "qp", "uniform", "stochastic_frank_wolfe"}
         ``"uniform"`` (w = 1/T) makes DisDF identical to gcForest.
+        ``"stochastic_frank_wolfe"`` draws different-class pairs instead of
+        storing Q for all n^2/2 of them
+        (:mod:`disdf.weights.stochastic_frank_wolfe`): memory O(batch_size * T)
+        beyond the held-out probabilities, for training sets of thousands of
+        examples and more; its optimum is approximate (see the README). Its
+        pair draws are seeded from the fold model's seed.
     solver_options : dict, default=None
         Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,
         ``{"qp_solver": "OSQP"}``, ``{"gradient": "printed"}`` (frank_wolfe
-        only: the ablation with eq. (78) as printed).
+        only: the ablation with eq. (78) as printed), ``{"batch_size": 1024,
+        "max_iter": 2000}`` (stochastic_frank_wolfe).
     tune : bool, default=False
         Per level, once its trees are fit, choose (lambda, tau) from
         ``tune_grid`` by the level's out-of-fold accuracy (ties: the larger mean
@@ -87,6 +97,8 @@ class DisDFClassifier(CascadeForestClassifier):
         solve that problem with it instead (default options, same warm start),
         warn once per level with :class:`SolverFallbackWarning`, and record
         the reason as ``fallback_reason`` in :attr:`solver_diagnostics_`.
+        Only the exact solvers fail this way and serve as a fallback: not
+        with ``solver="stochastic_frank_wolfe"``.
 
     Other parameters are those of :class:`CascadeForestClassifier`.
 
@@ -153,11 +165,17 @@ class DisDFClassifier(CascadeForestClassifier):
         specs = super()._validate_hyperparameters()
         check_scalar(self.lambda_, "lambda_", Real, min_val=0.0)
         check_scalar(self.tau, "tau", Real, min_val=0.0, include_boundaries="neither")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"Unknown solver {self.solver!r}; expected one of {sorted(SOLVERS)}")
+        solvers = sorted({**SOLVERS, **PAIR_SAMPLING_SOLVERS})
+        if self.solver not in solvers:
+            raise ValueError(f"Unknown solver {self.solver!r}; expected one of {solvers}")
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
             raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
         check_solver_options(self.solver, self.solver_options or {})
+        if self.solver_fallback is not None and not self._needs_pair_statistics():
+            raise ValueError(
+                f"solver_fallback must be None with solver={self.solver!r}: it draws pairs and does not "
+                f"fail the way the exact solvers do; got solver_fallback={self.solver_fallback!r}"
+            )
         if self.solver_fallback is not None and (
             self.solver_fallback not in SOLVERS or self.solver_fallback == self.solver
         ):
@@ -182,6 +200,10 @@ class DisDFClassifier(CascadeForestClassifier):
             raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
+    def _needs_pair_statistics(self) -> bool:
+        """Whether the solver reads pi and every Q_ij row (exact solvers) or draws pairs."""
+        return self.solver not in PAIR_SAMPLING_SOLVERS
+
     def _solve(self, problem: WeightProblem, w0, options: dict, where: str) -> WeightSolution:
         """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback."""
         try:
@@ -196,9 +218,34 @@ class DisDFClassifier(CascadeForestClassifier):
                 ) from error
             return replace(solve_weights(problem, self.solver_fallback, w0=w0), fallback_reason=reason)
 
+    def _weight_solvers(self, fit: LevelFit, y_code: np.ndarray, places: list[str], options: dict):
+        """Per fold model (forest-major), a function solve(lambda_, tau, w0=...) -> WeightSolution."""
+        if self._needs_pair_statistics():
+            stats = [s for forest in fit.compute_pair_statistics(y_code, self.n_jobs) for s in forest]
+            return [
+                partial(self._solve_statistics, s, options=options, where=where)
+                for s, where in zip(stats, places, strict=True)
+            ]
+        # Pair draws: from each fold model's held-out predictions, seeded by the fold model's seed.
+        _, forest_seeds = fit.seeds
+        return [
+            partial(
+                solve_weights_from_pair_draws,
+                probabilities,
+                y_code[test],
+                solver=self.solver,
+                random_state=forest_seeds[m][k],
+                **options,
+            )
+            for m, forest in enumerate(fit.held_out)
+            for k, (probabilities, (_, test)) in enumerate(zip(forest, fit.folds, strict=True))
+        ]
+
+    def _solve_statistics(self, stats, lambda_: float, tau: float, w0, options: dict, where: str):
+        return self._solve(WeightProblem(stats, lambda_, tau), w0, options, where)
+
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
-        stats = [s for forest in fit.compute_pair_statistics(y_code, self.n_jobs) for s in forest]
         n_folds = len(fit.folds)
         kinds = [kind for kind, _ in parse_forest_specs(self.forests, self.engine)]
         places = [
@@ -207,15 +254,15 @@ class DisDFClassifier(CascadeForestClassifier):
             for k in range(n_folds)
         ]
         options = dict(self.solver_options or {})
+        solvers = self._weight_solvers(fit, y_code, places, options)
         n_samples = len(y_code)
-        previous: list[np.ndarray | None] = [None] * len(stats)
+        previous: list[np.ndarray | None] = [None] * len(solvers)
         best = None
         grid_scores = []
         grid = self._validated_grid()
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(self._solve)(WeightProblem(s, lambda_, tau), w0, options, where)
-                for s, w0, where in zip(stats, previous, places, strict=True)
+                delayed(solve)(lambda_, tau, w0=w0) for solve, w0 in zip(solvers, previous, strict=True)
             )
             self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]

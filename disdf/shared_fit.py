@@ -60,7 +60,7 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
     grower = clone(estimators[0]).set_params(n_trees=max(e.n_trees for e in estimators))
     X_checked, y_code, specs, rng, tree_params = grower._prepare_fit(X, y)
     shared = grower._fit_level_trees(X_checked, y_code, specs, rng, tree_params)
-    if any(isinstance(e, DisDFClassifier) for e in estimators):
+    if any(isinstance(e, DisDFClassifier) and e._needs_pair_statistics() for e in estimators):
         shared.compute_pair_statistics(y_code, grower.n_jobs)
 
     for estimator in estimators:

@@ -45,6 +45,19 @@ def tree_paths(forest: FastForest, X: np.ndarray, tree: int) -> dict[int, np.nda
     return reached
 
 
+def leaf_sizes(forest: FastForest, X: np.ndarray, tree: int) -> list[int]:
+    """Number of rows of X that reach each leaf of the tree (a plain traversal)."""
+    if forest.roots[tree] < 0:
+        return [len(X)]
+    sizes = []
+    for node, rows in tree_paths(forest, X, tree).items():
+        goes_left = X[rows, forest.feature[node]] <= forest.threshold[node]
+        for child, reaching in ((forest.left[node], goes_left), (forest.right[node], ~goes_left)):
+            if child < 0:
+                sizes.append(int(reaching.sum()))
+    return sizes
+
+
 def tree_depth(forest: FastForest, code: int) -> int:
     if code < 0:
         return 0
@@ -107,9 +120,8 @@ def test_growth_limits_are_honoured(data, kind):
     shallow = grow(replace(KINDS[kind], max_depth=3), X, y)
     assert max(tree_depth(shallow, int(root)) for root in shallow.roots) <= 3
     leafy = grow(replace(KINDS[kind], min_samples_leaf=5, bootstrap=False), X, y)
-    leaves = leafy.apply(X)
     for t in range(leafy.n_trees):
-        assert np.bincount(leaves[:, t])[np.unique(leaves[:, t])].min() >= 5
+        assert min(leaf_sizes(leafy, X, t)) >= 5
     split = grow(replace(KINDS[kind], min_samples_split=30, bootstrap=False), X, y)
     for t in range(split.n_trees):
         for rows in tree_paths(split, X, t).values():
@@ -327,3 +339,36 @@ def test_trees_do_not_depend_on_how_nodes_sort_their_values(shift, fingerprint):
         for array in kernels.grow_forest(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
             digest.update(np.ascontiguousarray(array).tobytes())
     assert digest.hexdigest() == fingerprint
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_pure_leaves_share_rows_and_probabilities_are_unchanged(data, kind):
+    X, y = data
+    forest = grow(KINDS[kind], X, y)
+    grown = kernels.grow_forest(
+        np.ascontiguousarray(X, dtype=np.float32),
+        y.astype(np.int64),
+        3,
+        20,
+        0,
+        kernels_max_features(KINDS[kind], X),
+        KINDS[kind].random_splits,
+        KINDS[kind].bootstrap,
+        -1,
+        2,
+        1,
+    )
+    roots, feature, threshold, left, right, leaf_values = grown
+    assert forest.left.dtype == np.int32 and len(forest.leaf_values) < len(leaf_values)
+    np.testing.assert_array_equal(forest.leaf_values[:3], np.eye(3))
+    X_new = np.random.default_rng(1).normal(size=(200, X.shape[1]))
+    one_row_per_leaf = kernels.tree_probabilities(
+        np.ascontiguousarray(X_new, dtype=np.float32), roots, feature, threshold, left, right, leaf_values
+    )
+    np.testing.assert_array_equal(forest.probabilities(X_new), one_row_per_leaf)
+
+
+def kernels_max_features(params, X) -> int:
+    from disdf.fast_forest.forest import n_candidate_features
+
+    return n_candidate_features(params.max_features, X.shape[1])

@@ -117,8 +117,35 @@ class FastForest:
                 p.min_samples_leaf,
             )
         )
+        self._share_pure_leaves()
         self.n_features_in_ = X.shape[1]
         return self
+
+    def _share_pure_leaves(self) -> None:
+        """Store each class's one-hot distribution once, and child codes in int32.
+
+        Fully grown trees end mostly in pure leaves: on 40,000 MNIST images a
+        completely-random tree has 22,000 leaves, 80 bytes each as float64
+        rows, 1.3 GB for a level's 600 such trees. Pointing every pure leaf of
+        class c at row c of ``leaf_values`` keeps every probability
+        bit-identical and leaves rows only for the impure leaves.
+        """
+        values = self.leaf_values
+        n_classes = values.shape[1]
+        pure_class = np.where(values.max(axis=1) == 1.0, values.argmax(axis=1), -1)
+        impure = np.flatnonzero(pure_class < 0)
+        row_of_leaf = pure_class.copy()
+        row_of_leaf[impure] = n_classes + np.arange(impure.size)
+        self.leaf_values = np.vstack([np.eye(n_classes), values[impure]])
+        index_type = np.int32 if max(len(self.feature), len(self.leaf_values)) < 2**31 - 1 else np.int64
+
+        def remap(codes: np.ndarray) -> np.ndarray:
+            is_leaf = codes < 0
+            return np.where(is_leaf, -row_of_leaf[np.where(is_leaf, -codes - 1, 0)] - 1, codes).astype(
+                index_type
+            )
+
+        self.roots, self.left, self.right = remap(self.roots), remap(self.left), remap(self.right)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
         return self.roots, self.feature, self.threshold, self.left, self.right
@@ -133,7 +160,10 @@ class FastForest:
         return head
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf index of every example in every tree, shape (n, T)."""
+        """Row of ``leaf_values`` (the class distribution) each example reaches in each tree, shape (n, T).
+
+        Pure leaves of one class share a row, so a row is not one leaf.
+        """
         return kernels.apply_forest(_as_input(X), *self._arrays())
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:

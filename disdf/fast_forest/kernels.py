@@ -8,7 +8,9 @@ Layout of a fitted forest, flat arrays shared by all its trees:
 * ``roots[t]`` is the child code of tree t's root (a leaf for a one-leaf tree);
 * ``leaf_values[leaf, :]`` is the leaf's class distribution (weighted class
   counts of its training examples, normalised), over the cascade's full class
-  list.
+  list. :func:`grow_forest` writes one row per leaf; a fitted
+  :class:`~disdf.fast_forest.FastForest` then lets pure leaves share rows and
+  stores child codes as int32 (the prediction kernels take either).
 
 Tree t's nodes and leaves are written after those of trees 0..t-1 and its
 random stream depends only on (seed, t), so the first T trees of a forest are

@@ -13,6 +13,7 @@ from disdf.weights.frank_wolfe_solvers import frank_wolfe, frank_wolfe_away
 from disdf.weights.problem import PairStatistics, WeightProblem
 from disdf.weights.qp_solver import qp
 from disdf.weights.result import WeightSolution, WeightSolverError
+from disdf.weights.stochastic_frank_wolfe import stochastic_frank_wolfe
 
 
 def uniform(problem: WeightProblem) -> WeightSolution:
@@ -37,15 +38,26 @@ SOLVERS: dict[str, Callable[..., WeightSolution]] = {
     "uniform": uniform,
 }
 
+#: Solvers that draw different-class pairs instead of reading all of them: they take the
+#: held-out tree probabilities and labels, never a :class:`PairStatistics` (whose Q has
+#: n^2/2 rows), so they run where the exact solvers cannot hold the problem.
+PAIR_SAMPLING_SOLVERS: dict[str, Callable[..., WeightSolution]] = {
+    "stochastic_frank_wolfe": stochastic_frank_wolfe,
+}
+
 # Solvers that accept a warm start ``w0``.
-WARM_STARTABLE = frozenset({"frank_wolfe_away", "frank_wolfe"})
+WARM_STARTABLE = frozenset({"frank_wolfe_away", "frank_wolfe", "stochastic_frank_wolfe"})
+
+# Arguments a caller supplies, not options: the problem, the start, and the pair draws' seed.
+_NOT_OPTIONS = {"problem", "w0", "tree_probabilities", "y", "lambda_", "tau", "random_state"}
 
 
 def check_solver_options(solver: str, options: Mapping[str, Any]) -> None:
     """Raise ValueError naming any option the solver does not take."""
-    if solver not in SOLVERS:
-        raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(SOLVERS)}")
-    accepted = set(inspect.signature(SOLVERS[solver]).parameters) - {"problem", "w0"}
+    solvers = {**SOLVERS, **PAIR_SAMPLING_SOLVERS}
+    if solver not in solvers:
+        raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(solvers)}")
+    accepted = set(inspect.signature(solvers[solver]).parameters) - _NOT_OPTIONS
     unknown = sorted(set(options) - accepted)
     if unknown:
         raise ValueError(
@@ -70,7 +82,25 @@ def solve_weights(
     return SOLVERS[solver](problem, **options)
 
 
+def solve_weights_from_pair_draws(
+    tree_probabilities: np.ndarray,
+    y: np.ndarray,
+    lambda_: float,
+    tau: float,
+    solver: str = "stochastic_frank_wolfe",
+    w0: np.ndarray | None = None,
+    random_state: int | None = 0,
+    **options,
+) -> WeightSolution:
+    """Minimise J(w) of eq. (70)-(72) with a pair-sampling solver, from per-tree probabilities (n, T, C)."""
+    check_solver_options(solver, options)
+    return PAIR_SAMPLING_SOLVERS[solver](
+        tree_probabilities, y, lambda_, tau, w0=w0, random_state=random_state, **options
+    )
+
+
 __all__ = [
+    "PAIR_SAMPLING_SOLVERS",
     "SOLVERS",
     "PairStatistics",
     "WeightProblem",
@@ -81,5 +111,7 @@ __all__ = [
     "frank_wolfe_away",
     "qp",
     "solve_weights",
+    "solve_weights_from_pair_draws",
+    "stochastic_frank_wolfe",
     "uniform",
 ]
