@@ -53,14 +53,17 @@ class PairSampler:
         partners = len(y) - counts[codes]  # different-class partners of each example
         total = partners.sum()
         self.n_pairs = int(total // 2)
-        self._first_probability = partners / total if total else None
+        # Cumulative distribution of the first example, built once (rng.choice(p=...) rebuilds it per call).
+        self._first_cdf = np.cumsum(partners / total) if total else None
+        if self._first_cdf is not None:
+            self._first_cdf /= self._first_cdf[-1]
 
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``size`` pairs (i, j), uniform over the different-class pairs, with replacement."""
-        if self._first_probability is None:
+        if self._first_cdf is None:
             empty = np.empty(0, dtype=np.intp)
             return empty, empty
-        first = rng.choice(len(self._codes), size=size, p=self._first_probability)
+        first = self._first_cdf.searchsorted(rng.random(size), side="right")
         own = self._codes[first]
         # j: uniform over the examples outside i's class block of the class-sorted order.
         rank = (rng.random(size) * (len(self._codes) - self._counts[own])).astype(np.intp)
