@@ -79,6 +79,21 @@ class RuntimeConfig:
 
 
 @dataclass
+class FullMnistConfig:
+    """scripts/mnist_full.py: both methods on MNIST's training set, scored on its test set."""
+
+    #: Training images (the first n of the 60,000); null means all. Small values for tests.
+    n_train: Optional[int] = None  # noqa: UP045 - OmegaConf needs typing.Optional
+    #: Test images (the first n of the 10,000); null means all.
+    n_test: Optional[int] = None  # noqa: UP045 - OmegaConf needs typing.Optional
+    n_trees: int = 100
+    seed: int = 0
+    #: The goal the run is reported against (issue #6): fit time and peak memory of one method.
+    fit_minutes_budget: float = 30.0
+    memory_gb_budget: float = 8.0
+
+
+@dataclass
 class DataConfig:
     dir: Optional[str] = None  # noqa: UP045 - OmegaConf needs typing.Optional
 
@@ -91,6 +106,7 @@ class Config:
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
     data: DataConfig = field(default_factory=DataConfig)
+    full_mnist: FullMnistConfig = field(default_factory=FullMnistConfig)
     #: Datasets of this run; empty means just ``dataset.name``. Experiments set it.
     datasets: list[str] = field(default_factory=list)
     experiment_name: str = "adhoc"

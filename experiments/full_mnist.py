@@ -1,0 +1,263 @@
+"""gcForest and DisDF on the whole MNIST training set: test accuracy, wall time, peak memory.
+
+Run by ``python scripts/mnist_full.py experiment=mnist_full``. Each method is
+fitted in a fresh process, so its peak resident memory (``ru_maxrss``) is its
+own: the images, the cascade and every transient array of the fit, nothing of
+the other method. Both use the same seed, so their level-1 trees are the same
+trees; later levels see different class vectors and differ. DisDF's weights
+come from a pair-sampling solver (the exact ones would need Q for 2 x 10^8
+different-class pairs per fold model).
+
+Writes ``<output_dir>/mnist_full.csv`` (one row per method, rewritten after
+each method so a failure keeps what finished) and the section
+:func:`report_section` of ``<output_dir>/REPORT.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import platform
+import resource
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime, timezone
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from joblib import effective_n_jobs
+from omegaconf import DictConfig, OmegaConf
+from scipy import stats
+
+import disdf
+from disdf.datasets import load_mnist
+from experiments.durable import check_writable, replaced_atomically, write_text_atomically
+from experiments.protocol import Unit
+from experiments.unit import make_estimator
+
+log = logging.getLogger(__name__)
+
+METHODS = ("gcforest", "disdf")
+MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
+CSV_NAME = "mnist_full.csv"
+SECTION_BEGIN = "<!-- mnist-full:begin (written by scripts/mnist_full.py) -->"
+SECTION_END = "<!-- mnist-full:end -->"
+
+
+def peak_memory_gb() -> float:
+    """Peak resident memory of this process so far, in GiB (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (2**30 if sys.platform == "darwin" else 2**20)
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Refuse sizes MNIST cannot give before any process starts."""
+    settings = cfg.full_mnist
+    for name, value, limit in (
+        ("n_train", settings.n_train, MNIST_TRAIN),
+        ("n_test", settings.n_test, MNIST_TEST),
+    ):
+        if value is not None and not 1 <= value <= limit:
+            raise ValueError(f"full_mnist.{name} must be null (all) or in [1, {limit}]; got {value}")
+    if settings.n_trees < 1:
+        raise ValueError(f"full_mnist.n_trees must be >= 1; got {settings.n_trees}")
+
+
+def fit_and_score(method: str, model: dict, solver: dict, settings: dict, n_jobs: int, data_dir) -> dict:
+    """Fit one method on the training images and score it on the test images (in its own process)."""
+    mnist = load_mnist(data_dir, download=False)
+    n_train = settings["n_train"] or MNIST_TRAIN
+    n_test = settings["n_test"] or MNIST_TEST
+    # Copies, so that the unused rest of the images is freed and not counted in the peak.
+    X_train, y_train = mnist["X_train"][:n_train].copy(), mnist["y_train"][:n_train].copy()
+    X_test, y_test = mnist["X_test"][:n_test].copy(), mnist["y_test"][:n_test].copy()
+    del mnist
+    unit = Unit("mnist_full", n_train, settings["n_trees"], method, 0)
+    estimator = make_estimator(unit, model, solver, settings["seed"]).set_params(n_jobs=n_jobs)
+    memory_before_fit = peak_memory_gb()
+    start = time.perf_counter()
+    estimator.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - start
+    peak_after_fit = peak_memory_gb()
+    start = time.perf_counter()
+    predictions = estimator.predict(X_test)
+    predict_seconds = time.perf_counter() - start
+    diagnostics = getattr(estimator, "solver_diagnostics_", [])
+    solves = [d for level in diagnostics for forest in level for d in forest]
+    return {
+        "method": method,
+        "n_train": n_train,
+        "n_test": n_test,
+        "n_trees": settings["n_trees"],
+        "seed": settings["seed"],
+        "n_levels": estimator.n_levels_,
+        "level_oof_accuracy": " ".join(f"{s:.4f}" for s in estimator.level_scores_),
+        "test_correct": int(np.sum(predictions == y_test)),
+        "fit_seconds": fit_seconds,
+        "predict_seconds": predict_seconds,
+        "weight_solver_seconds": float(sum(d["seconds"] for d in solves)),
+        "memory_before_fit_gb": memory_before_fit,
+        "peak_memory_fit_gb": peak_after_fit,
+        "peak_memory_gb": peak_memory_gb(),
+        "predictions": predictions,
+        "y_test": y_test,
+    }
+
+
+def accuracy_rows(rows: list[dict]) -> pd.DataFrame:
+    """Accuracy with its exact (Clopper-Pearson) 95 % interval, and the budgets' verdicts."""
+    frame = pd.DataFrame(rows)
+    frame["test_accuracy"] = frame["test_correct"] / frame["n_test"]
+    intervals = [
+        stats.binomtest(int(k), int(n)).proportion_ci(0.95)
+        for k, n in zip(frame["test_correct"], frame["n_test"], strict=True)
+    ]
+    frame["accuracy_ci_low"] = [ci.low for ci in intervals]
+    frame["accuracy_ci_high"] = [ci.high for ci in intervals]
+    frame["within_time_budget"] = frame["fit_seconds"] <= 60 * frame["fit_minutes_budget"]
+    frame["within_memory_budget"] = frame["peak_memory_gb"] <= frame["memory_gb_budget"]
+    return frame
+
+
+def mcnemar(predictions: dict[str, np.ndarray], y_test: np.ndarray) -> dict[str, Any]:
+    """Exact McNemar test of DisDF against gcForest on the same test images (binomial on discordant ones)."""
+    disdf_right = predictions["disdf"] == y_test
+    gcforest_right = predictions["gcforest"] == y_test
+    only_disdf = int(np.sum(disdf_right & ~gcforest_right))
+    only_gcforest = int(np.sum(gcforest_right & ~disdf_right))
+    discordant = only_disdf + only_gcforest
+    p_value = stats.binomtest(only_disdf, discordant).pvalue if discordant else 1.0
+    return {"only_disdf_right": only_disdf, "only_gcforest_right": only_gcforest, "mcnemar_p": float(p_value)}
+
+
+def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
+    """Both methods, one fresh process each; the CSV after each, the REPORT section at the end."""
+    check_settings(cfg)
+    output_dir = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
+    load_mnist(cfg.data.dir, download=False)  # a missing or altered file fails here, before any fit
+    model = OmegaConf.to_container(cfg.model, resolve=True)
+    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    settings = OmegaConf.to_container(cfg.full_mnist, resolve=True)
+    n_jobs = effective_n_jobs(cfg.runtime.n_jobs)
+    context = {
+        "engine": model["engine"],
+        "solver": solver["name"],
+        "solver_options": str(solver["options"]),
+        "lambda_": model["lambda_"],
+        "tau": model["tau"],
+        "n_jobs": n_jobs,
+        "fit_minutes_budget": settings["fit_minutes_budget"],
+        "memory_gb_budget": settings["memory_gb_budget"],
+        "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
+        "version": disdf.__version__,
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+    }
+    rows, predictions, y_test = [], {}, None
+    for method in METHODS:
+        log.info(
+            f"Fitting {method} on {settings['n_train'] or MNIST_TRAIN} MNIST images (T={settings['n_trees']})"
+        )
+        with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+            result = pool.submit(
+                fit_and_score, method, model, solver, settings, n_jobs, cfg.data.dir
+            ).result()
+        predictions[method] = result.pop("predictions")
+        y_test = result.pop("y_test")
+        rows.append({**result, **context})
+        log.info(
+            f"{method}: test accuracy {result['test_correct'] / result['n_test']:.4f}, "
+            f"fit {result['fit_seconds']:.0f} s, peak memory {result['peak_memory_gb']:.2f} GiB"
+        )
+        frame = accuracy_rows(rows)
+        with replaced_atomically(output_dir / CSV_NAME) as temporary:
+            frame.to_csv(temporary, index=False, float_format="%.6g")
+    comparison = mcnemar(predictions, y_test)
+    for key, value in comparison.items():
+        frame.loc[frame["method"] == "disdf", key] = value
+    with replaced_atomically(output_dir / CSV_NAME) as temporary:
+        frame.to_csv(temporary, index=False, float_format="%.6g")
+    update_report(output_dir / "REPORT.md", report_section(frame))
+    log.info(f"Wrote {output_dir / CSV_NAME} and its section of {output_dir / 'REPORT.md'}")
+    return frame
+
+
+def report_section(frame: pd.DataFrame) -> str:
+    """The REPORT.md section for the rows of mnist_full.csv (everything it says is in them)."""
+    names = {"gcforest": "gcF", "disdf": "DisDF"}
+    first = frame.iloc[0]
+    table = pd.DataFrame(
+        {
+            "method": frame["method"].map(names),
+            "levels": frame["n_levels"],
+            "out-of-fold accuracy per level": frame["level_oof_accuracy"],
+            "test accuracy": frame["test_accuracy"].map("{:.4f}".format),
+            "95% CI": [
+                f"[{lo:.4f}, {hi:.4f}]"
+                for lo, hi in zip(frame["accuracy_ci_low"], frame["accuracy_ci_high"], strict=True)
+            ],
+            "fit (min)": (frame["fit_seconds"] / 60).map("{:.1f}".format),
+            "weight solves (min, summed over threads)": (frame["weight_solver_seconds"] / 60).map(
+                "{:.1f}".format
+            ),
+            "predict (s)": frame["predict_seconds"].map("{:.1f}".format),
+            "peak memory (GiB)": frame["peak_memory_gb"].map("{:.2f}".format),
+        }
+    )
+    lines = [
+        SECTION_BEGIN,
+        "## DisDF on the full MNIST training set",
+        "",
+        f"Generated by `python scripts/mnist_full.py experiment=mnist_full` → `{CSV_NAME}` "
+        f"({first['date']}, {first['machine']}, n_jobs = {first['n_jobs']}, disdf {first['version']}). "
+        f"{first['n_train']:,} training images, test accuracy on {first['n_test']:,} test images; "
+        f"T = {first['n_trees']} trees per forest, the default cascade (2 completely-random tree forests and "
+        f"2 random forests per level, 3-fold class vectors, depth chosen by out-of-fold accuracy), engine "
+        f"`{first['engine']}`, seed {first['seed']}. DisDF: λ = {first['lambda_']}, τ = {first['tau']}, "
+        f"weights by `{first['solver']}` {first['solver_options']}. Both methods use the same seeds, so "
+        "level 1 holds the same trees; each is fitted in its own process, whose peak resident memory is "
+        "reported.",
+        "",
+        table.to_markdown(index=False),
+        "",
+        f"Budget: fit within {first['fit_minutes_budget']:g} min and {first['memory_gb_budget']:g} GiB "
+        "peak — " + "; ".join(f"{names[row.method]}: {_verdict(row)}" for row in frame.itertuples()) + ".",
+    ]
+    if "mcnemar_p" in frame and frame["mcnemar_p"].notna().any():
+        row = frame[frame["method"] == "disdf"].iloc[0]
+        lines += [
+            "",
+            f"Paired on the same test images (exact McNemar test): only DisDF right on "
+            f"{int(row['only_disdf_right'])}, only gcF right on {int(row['only_gcforest_right'])}; "
+            f"p = {row['mcnemar_p']:.3g}.",
+        ]
+    lines.append(SECTION_END)
+    return "\n".join(lines)
+
+
+def _verdict(row) -> str:
+    met = row.within_time_budget and row.within_memory_budget
+    return "met" if met else f"NOT met ({row.fit_seconds / 60:.1f} min, {row.peak_memory_gb:.2f} GiB)"
+
+
+def update_report(report: Path, section: str) -> None:
+    """Put ``section`` into REPORT.md in place of its previous version (appended if there is none)."""
+    text = report.read_text(encoding="utf-8") if report.exists() else ""
+    if SECTION_BEGIN in text and SECTION_END in text:
+        before, rest = text.split(SECTION_BEGIN, 1)
+        after = rest.split(SECTION_END, 1)[1]
+        text = before + section + after
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
+    write_text_atomically(report, text)
+
+
+def existing_section(output_dir: Path) -> str | None:
+    """The section for ``output_dir/mnist_full.csv`` if it exists (REPORT.md regenerations keep it)."""
+    path = output_dir / CSV_NAME
+    if not path.exists():
+        return None
+    return report_section(pd.read_csv(path))
