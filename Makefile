@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench soak engine-equivalence reproduce reproduce-fast reproduce-quick tables figures clean
+.PHONY: install test lint format bench soak engine-equivalence reproduce reproduce-fast reproduce-quick mnist-full tables figures clean
 
 install: $(VENV)/.installed
 
@@ -58,6 +58,10 @@ reproduce-fast: install
 reproduce-quick: install
 	$(BIN)/python -m experiments.run experiment=quick
 	$(MAKE) figures RESULTS=results/quick
+
+# gcForest and DisDF on all 60,000 MNIST training images (T = 100): results/mnist_full.csv + REPORT.md.
+mnist-full: install
+	$(BIN)/python scripts/mnist_full.py experiment=mnist_full
 
 RESULTS ?= results
 EXPERIMENT ?= paper

@@ -77,7 +77,7 @@ def fit_and_score(method: str, model: dict, solver: dict, settings: dict, n_jobs
     X_test, y_test = mnist["X_test"][:n_test].copy(), mnist["y_test"][:n_test].copy()
     del mnist
     unit = Unit("mnist_full", n_train, settings["n_trees"], method, 0)
-    estimator = make_estimator(unit, model, solver, settings["seed"]).set_params(n_jobs=n_jobs)
+    estimator = make_estimator(unit, model, solver, settings["seed"]).set_params(n_jobs=n_jobs, verbose=1)
     memory_before_fit = peak_memory_gb()
     start = time.perf_counter()
     estimator.fit(X_train, y_train)

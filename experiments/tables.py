@@ -20,6 +20,7 @@ from omegaconf import DictConfig
 
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.durable import read_json_lines, write_text_atomically
+from experiments.full_mnist import existing_section
 from experiments.records import RecordStore
 from experiments.run import CONFIG_PATH, config_hash, run_datasets
 from experiments.stats import holm, mean_ci, paired_wilcoxon
@@ -296,6 +297,9 @@ def write_report(
     ]
     for dataset in sorted(cells["dataset"].unique()):
         lines += [f"### {dataset}", "", layout(cells[cells["dataset"] == dataset]).to_markdown(), ""]
+    full_mnist = existing_section(output_dir)  # scripts/mnist_full.py's results, kept on regeneration
+    if full_mnist is not None:
+        lines += [full_mnist, ""]
     write_text_atomically(output_dir / "REPORT.md", "\n".join(lines))
 
 

@@ -29,6 +29,7 @@ EXPERIMENTS = {
     "engine_equivalence": ["parkinsons", "ecoli", "ionosphere", "mnist"],
     "quick": ["parkinsons", "ecoli", "ionosphere", "mnist"],
     "smoke": ["ionosphere", "ecoli"],
+    "mnist_full": ["mnist"],
 }
 TIMING = TIMING_FIELDS
 

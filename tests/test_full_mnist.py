@@ -1,0 +1,142 @@
+"""scripts/mnist_full.py on a slice of MNIST: the CSV, the REPORT section, the checks (issue #6)."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hydra import compose, initialize_config_dir
+
+from experiments.full_mnist import (
+    SECTION_BEGIN,
+    SECTION_END,
+    check_settings,
+    mcnemar,
+    run_full_mnist,
+    update_report,
+)
+from experiments.run import CONFIG_PATH
+
+
+def make_config(*overrides):
+    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
+        return compose("config", overrides=["experiment=mnist_full", *overrides])
+
+
+def test_the_experiment_is_the_full_training_set_with_pair_draws():
+    cfg = make_config()
+    assert cfg.full_mnist.n_train is None and cfg.full_mnist.n_test is None
+    assert cfg.full_mnist.n_trees == 100 and cfg.model.engine == "fast"
+    assert cfg.solver.name == "stochastic_frank_wolfe"
+    assert (cfg.model.n_folds, cfg.model.max_levels) == (3, 10)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("full_mnist.n_train=60001", r"full_mnist.n_train must be null \(all\) or in \[1, 60000\]; got 6"),
+        ("full_mnist.n_test=0", r"full_mnist.n_test must be null \(all\) or in \[1, 10000\]; got 0"),
+        ("full_mnist.n_trees=0", "full_mnist.n_trees must be >= 1; got 0"),
+    ],
+)
+def test_impossible_sizes_are_refused_before_any_fit(override, message):
+    with pytest.raises(ValueError, match=message):
+        check_settings(make_config(override))
+
+
+def test_mcnemar_counts_the_images_only_one_method_gets_right():
+    y = np.zeros(100, dtype=int)
+    gcforest = np.r_[np.zeros(60), np.ones(40)]  # right on the first 60
+    disdf = np.r_[np.zeros(30), np.ones(30), np.zeros(40)]  # right on 30 of those and the last 40
+    result = mcnemar({"gcforest": gcforest, "disdf": disdf}, y)
+    assert (result["only_disdf_right"], result["only_gcforest_right"]) == (40, 30)
+    assert 0.2 < result["mcnemar_p"] < 0.4  # 40 vs 30 discordant: no evidence
+    assert mcnemar({"gcforest": gcforest, "disdf": gcforest}, y)["mcnemar_p"] == 1.0
+    lopsided = np.r_[np.zeros(60), np.zeros(30), np.ones(10)]
+    assert mcnemar({"gcforest": gcforest, "disdf": lopsided}, y)["mcnemar_p"] < 1e-8
+
+
+def test_the_report_section_is_replaced_not_repeated(tmp_path):
+    report = tmp_path / "REPORT.md"
+    report.write_text("# Reproduction report\n\nEarlier text.\n")
+    update_report(report, f"{SECTION_BEGIN}\nfirst\n{SECTION_END}")
+    update_report(report, f"{SECTION_BEGIN}\nsecond\n{SECTION_END}")
+    text = report.read_text()
+    assert text.count(SECTION_BEGIN) == 1 and "second" in text and "first" not in text
+    assert text.startswith("# Reproduction report\n\nEarlier text.\n")
+
+
+def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path):
+    report = tmp_path / "REPORT.md"
+    report.write_text("# Reproduction report\n")
+    cfg = make_config(
+        "full_mnist.n_train=400",
+        "full_mnist.n_test=150",
+        "full_mnist.n_trees=4",
+        "model.max_levels=2",
+        "solver.options.max_iter=50",
+        "runtime.n_jobs=1",
+        f"runtime.output_dir={tmp_path}",
+    )
+    run_full_mnist(cfg)
+    frame = pd.read_csv(tmp_path / "mnist_full.csv")
+    assert list(frame["method"]) == ["gcforest", "disdf"]
+    assert (frame["n_train"] == 400).all() and (frame["n_test"] == 150).all() and (frame["n_jobs"] == 1).all()
+    assert ((frame["test_accuracy"] > 0.6) & (frame["test_accuracy"] <= 1)).all()
+    np.testing.assert_allclose(frame["test_accuracy"], frame["test_correct"] / 150, rtol=1e-5)  # 6 digits
+    assert (frame["accuracy_ci_low"] < frame["test_accuracy"]).all()
+    assert (frame["test_accuracy"] < frame["accuracy_ci_high"]).all()
+    assert (frame["peak_memory_gb"] >= frame["peak_memory_fit_gb"]).all()
+    assert (frame["peak_memory_fit_gb"] >= frame["memory_before_fit_gb"]).all()
+    assert (frame["memory_before_fit_gb"] > 0.05).all() and (frame["fit_seconds"] > 0).all()
+    assert frame["within_time_budget"].all() and frame["within_memory_budget"].all()
+    disdf, gcforest = frame.iloc[1], frame.iloc[0]
+    assert disdf["weight_solver_seconds"] > 0 == gcforest["weight_solver_seconds"]
+    # The discordant counts are the accuracy difference, image by image.
+    assert (
+        disdf["only_disdf_right"] - disdf["only_gcforest_right"]
+        == disdf["test_correct"] - gcforest["test_correct"]
+    )
+    text = report.read_text()
+    assert text.startswith("# Reproduction report\n") and text.count(SECTION_BEGIN) == 1
+    assert "400 training images, test accuracy on 150 test images" in text
+    assert f"| DisDF    |        {disdf['n_levels']} |" in text
+
+
+def test_regenerating_the_tables_report_keeps_the_section(tmp_path):
+    from experiments.full_mnist import existing_section
+
+    assert existing_section(Path(tmp_path)) is None
+    row = {
+        "method": ["gcforest"],
+        "n_levels": [2],
+        "level_oof_accuracy": ["0.9 0.91"],
+        "test_accuracy": [0.9],
+        "accuracy_ci_low": [0.89],
+        "accuracy_ci_high": [0.91],
+        "fit_seconds": [60.0],
+        "weight_solver_seconds": [0.0],
+        "predict_seconds": [1.0],
+        "peak_memory_gb": [9.0],
+        "within_time_budget": [True],
+        "within_memory_budget": [False],
+        "date": ["2026-01-01"],
+        "machine": ["m"],
+        "n_jobs": [2],
+        "version": ["0"],
+        "n_train": [60000],
+        "n_test": [10000],
+        "n_trees": [100],
+        "engine": ["fast"],
+        "seed": [0],
+        "lambda_": [1.0],
+        "tau": [1.0],
+        "solver": ["stochastic_frank_wolfe"],
+        "solver_options": ["{}"],
+        "fit_minutes_budget": [30.0],
+        "memory_gb_budget": [8.0],
+    }
+    pd.DataFrame(row).to_csv(tmp_path / "mnist_full.csv", index=False)
+    section = existing_section(Path(tmp_path))
+    assert section.startswith(SECTION_BEGIN) and section.endswith(SECTION_END)
+    assert "gcF: NOT met (1.0 min, 9.00 GiB)" in section
