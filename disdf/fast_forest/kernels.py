@@ -137,6 +137,17 @@ def _sort_method(n_node, scan_length):
 
 
 @nb.njit(cache=True, nogil=True)
+def _insert_sorted(values, sorted_samples, k, v, i):
+    """Insertion-sort step: put value v of example i into the increasing values[:k] (k + 1 filled after)."""
+    while k > 0 and values[k - 1] > v:
+        values[k] = values[k - 1]
+        sorted_samples[k] = sorted_samples[k - 1]
+        k -= 1
+    values[k] = v
+    sorted_samples[k] = i
+
+
+@nb.njit(cache=True, nogil=True)
 def _sort_gathered(values, sorted_samples, k):
     """Sort values[:k] increasingly, carrying sorted_samples[:k] along.
 
@@ -171,14 +182,7 @@ def _sorted_node_values(Xt, samples, start, end, feature, presorted, mark, stamp
     elif method == _INSERT:
         for s in range(n_node):
             i = samples[start + s]
-            v = Xt[feature, i]
-            k = s
-            while k > 0 and values[k - 1] > v:
-                values[k] = values[k - 1]
-                sorted_samples[k] = sorted_samples[k - 1]
-                k -= 1
-            values[k] = v
-            sorted_samples[k] = i
+            _insert_sorted(values, sorted_samples, s, Xt[feature, i], i)
     else:
         k = 0
         for i in presorted[feature]:
@@ -241,13 +245,7 @@ def _sorted_nonzero_values(
             v = Xt[feature, i]
             if v == 0.0:
                 continue
-            j = k
-            while j > 0 and values[j - 1] > v:
-                values[j] = values[j - 1]
-                sorted_samples[j] = sorted_samples[j - 1]
-                j -= 1
-            values[j] = v
-            sorted_samples[j] = i
+            _insert_sorted(values, sorted_samples, k, v, i)
             k += 1
     for c in range(zero_counts.shape[0]):
         zero_counts[c] = node_counts[c]
