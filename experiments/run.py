@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import hydra
+from hydra import compose, initialize_config_dir
 from joblib import Parallel, delayed, effective_n_jobs
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
@@ -40,6 +41,17 @@ from experiments.records import RecordStore
 from experiments.unit import make_estimator, run_split
 
 CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
+
+
+def compose_config(*overrides: str, return_hydra_config: bool = False) -> DictConfig:
+    """The config the command line would give for these overrides, without running anything.
+
+    For tests and notebooks: ``compose_config("experiment=smoke", "runtime.n_jobs=1")``.
+    """
+    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
+        return compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
+
+
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
 log = logging.getLogger(__name__)
 #: After Ctrl-C or SIGTERM, the command line waits this long for a clean stop, then exits anyway.

@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from sklearn.exceptions import NotFittedError
 
@@ -23,7 +22,7 @@ from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.datasets import DataFileError
 from experiments.durable import UnwritableFolderError
 from experiments.records import RecordStore
-from experiments.run import CONFIG_PATH, run_units
+from experiments.run import compose_config, run_units
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(30, 4))
@@ -125,18 +124,14 @@ def test_a_class_with_one_example_works_with_a_warning(estimator):
 
 # ------------------------------------------------------------------ the runner and its data
 def runner_config(tmp_path, data_dir, *overrides):
-    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-        return compose(
-            "config",
-            overrides=[
-                "experiment=smoke",
-                f"runtime.output_dir={tmp_path / 'out'}",
-                f"data.dir={data_dir}",
-                "runtime.progress=false",
-                "runtime.n_jobs=1",
-                *overrides,
-            ],
-        )
+    return compose_config(
+        "experiment=smoke",
+        f"runtime.output_dir={tmp_path / 'out'}",
+        f"data.dir={data_dir}",
+        "runtime.progress=false",
+        "runtime.n_jobs=1",
+        *overrides,
+    )
 
 
 def copy_of_data(data_dir, tmp_path, damage=None):

@@ -8,26 +8,21 @@ script it would submit (a stand-in ``srun`` on PATH lets submitit start).
 import os
 
 import pytest
-from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from experiments.run import CONFIG_PATH, run_units
+from experiments.run import compose_config, run_units
 from experiments.soak import records_without_timing
 
 
 def sweep_config(output_dir, data_dir, *overrides):
-    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-        return compose(
-            "config",
-            overrides=[
-                "experiment=smoke",
-                "protocol.Ts=[10,20]",
-                f"runtime.output_dir={output_dir}",
-                f"data.dir={data_dir}",
-                "runtime.progress=false",
-                *overrides,
-            ],
-        )
+    return compose_config(
+        "experiment=smoke",
+        "protocol.Ts=[10,20]",
+        f"runtime.output_dir={output_dir}",
+        f"data.dir={data_dir}",
+        "runtime.progress=false",
+        *overrides,
+    )
 
 
 @pytest.mark.slow
@@ -53,12 +48,8 @@ def test_the_slurm_launcher_config_gives_a_valid_sbatch_script(tmp_path, monkeyp
     import submitit
     from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
 
-    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-        cfg = compose(
-            "config",
-            overrides=["hydra/launcher=slurm", "hydra.launcher.partition=cpu", "experiment=table_ecoli"],
-            return_hydra_config=True,
-        )
+    overrides = ["hydra/launcher=slurm", "hydra.launcher.partition=cpu", "experiment=table_ecoli"]
+    cfg = compose_config(*overrides, return_hydra_config=True)
     launcher = OmegaConf.to_container(cfg.hydra.launcher)
     assert launcher.pop("_target_") == "hydra_plugins.hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
     # As the launcher builds its executor (hydra_submitit_launcher.submitit_launcher.BaseSubmititLauncher).

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 from scipy import stats
 
 from experiments.protocol import Pool, draw_split, split_seed
 from experiments.records import RecordStore
-from experiments.run import CONFIG_PATH, run_units
+from experiments.run import compose_config, run_units
 from experiments.stats import holm, mean_ci, paired_wilcoxon
 from experiments.tables import write_outputs
 from experiments.unit import TIMING_FIELDS
@@ -35,8 +34,7 @@ TIMING = TIMING_FIELDS
 
 
 def make_config(*overrides):
-    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-        return compose("config", overrides=list(overrides))
+    return compose_config(*overrides)
 
 
 def test_paper_tables_use_the_reference_engine_and_paper_fast_the_compiled_one():

@@ -5,7 +5,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from experiments.full_mnist import (
     SECTION_BEGIN,
@@ -15,12 +14,11 @@ from experiments.full_mnist import (
     run_full_mnist,
     update_report,
 )
-from experiments.run import CONFIG_PATH
+from experiments.run import compose_config
 
 
 def make_config(*overrides):
-    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-        return compose("config", overrides=["experiment=mnist_full", *overrides])
+    return compose_config("experiment=mnist_full", *overrides)
 
 
 def test_the_experiment_is_the_full_training_set_with_pair_draws():

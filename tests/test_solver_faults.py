@@ -98,16 +98,13 @@ def test_degenerate_weight_problems_inside_the_estimator_give_no_warnings():
 
 @pytest.mark.slow
 def test_in_a_sweep_the_error_names_the_split_and_keeps_what_was_recorded(tmp_path, data_dir):
-    from hydra import compose, initialize_config_dir
-
     from experiments.records import RecordStore
-    from experiments.run import CONFIG_PATH, run_units
+    from experiments.run import compose_config, run_units
 
     def run(*overrides):
         base = ["experiment=smoke", "datasets=[ecoli]", "protocol.Ts=[10]", "protocol.repetitions=1"]
         settings = [f"runtime.output_dir={tmp_path}", f"data.dir={data_dir}", "runtime.progress=false"]
-        with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-            return run_units(compose("config", overrides=[*base, *settings, "runtime.n_jobs=1", *overrides]))
+        return run_units(compose_config(*base, *settings, "runtime.n_jobs=1", *overrides))
 
     run()
     raw = tmp_path / "raw" / "ecoli.jsonl"
