@@ -173,16 +173,20 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
             f"fit {result['fit_seconds']:.0f} s, peak memory {result['peak_memory_gb']:.2f} GiB"
         )
         frame = accuracy_rows(rows)
-        with replaced_atomically(output_dir / CSV_NAME) as temporary:
-            frame.to_csv(temporary, index=False, float_format="%.6g")
+        write_csv(frame, output_dir / CSV_NAME)
     comparison = mcnemar(predictions, y_test)
     for key, value in comparison.items():
         frame.loc[frame["method"] == "disdf", key] = value
-    with replaced_atomically(output_dir / CSV_NAME) as temporary:
-        frame.to_csv(temporary, index=False, float_format="%.6g")
+    write_csv(frame, output_dir / CSV_NAME)
     update_report(output_dir / "REPORT.md", report_section(frame))
     log.info(f"Wrote {output_dir / CSV_NAME} and its section of {output_dir / 'REPORT.md'}")
     return frame
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> None:
+    """The rows so far, replacing the file in one rename (a reader never sees half of it)."""
+    with replaced_atomically(path) as temporary:
+        frame.to_csv(temporary, index=False, float_format="%.6g")
 
 
 def report_section(frame: pd.DataFrame) -> str:
