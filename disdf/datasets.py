@@ -128,17 +128,22 @@ def _read_idx(path: Path) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * n_dims).reshape(shape)
 
 
+def mnist_files(data_dir_path: str | os.PathLike | None = None, download: bool = True) -> dict[str, Path]:
+    """MNIST's four IDX files, md5-checked (downloaded first if missing and ``download``), by name."""
+    from disdf.downloads import fetch_mnist_file
+
+    folder = data_dir(data_dir_path) / "mnist"
+    return {
+        name: verified(folder / name, md5, fetch_mnist_file if download else None)
+        for name, md5 in MNIST_FILES.items()
+    }
+
+
 def load_mnist(
     data_dir_path: str | os.PathLike | None = None, download: bool = True
 ) -> dict[str, np.ndarray]:
     """MNIST's train (60,000) and test (10,000) splits; pixels as float64 in [0, 255]."""
-    from disdf.downloads import fetch_mnist_file
-
-    folder = data_dir(data_dir_path) / "mnist"
-    arrays = {
-        name: _read_idx(verified(folder / name, md5, fetch_mnist_file if download else None))
-        for name, md5 in MNIST_FILES.items()
-    }
+    arrays = {name: _read_idx(path) for name, path in mnist_files(data_dir_path, download).items()}
     return {
         "X_train": arrays["train-images-idx3-ubyte.gz"].reshape(-1, 784).astype(np.float64),
         "y_train": arrays["train-labels-idx1-ubyte.gz"].astype(np.int64),

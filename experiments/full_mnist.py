@@ -34,7 +34,7 @@ from omegaconf import DictConfig, OmegaConf
 from scipy import stats
 
 import disdf
-from disdf.datasets import load_mnist
+from disdf.datasets import load_mnist, mnist_files
 from experiments.durable import check_writable, replaced_atomically, write_text_atomically
 from experiments.protocol import Unit
 from experiments.unit import make_estimator
@@ -138,7 +138,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
     """Both methods, one fresh process each; the CSV after each, the REPORT section at the end."""
     check_settings(cfg)
     output_dir = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
-    load_mnist(cfg.data.dir, download=False)  # a missing or altered file fails here, before any fit
+    mnist_files(cfg.data.dir, download=False)  # a missing or altered file fails here, before any fit
     model = OmegaConf.to_container(cfg.model, resolve=True)
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     settings = OmegaConf.to_container(cfg.full_mnist, resolve=True)
