@@ -39,3 +39,32 @@ def holm(p_values: np.ndarray) -> np.ndarray:
         running = max(running, min(1.0, (m - rank) * p[index]))
         adjusted[index] = running
     return adjusted
+
+
+def tost_paired(differences: np.ndarray, margin: float, alpha: float = 0.05) -> dict:
+    """Two one-sided paired t-tests (TOST) of equivalence: is the mean difference inside ±margin?
+
+    H0: mean ≤ −margin or mean ≥ +margin; rejected (equivalence) when both
+    one-sided p-values are below ``alpha``. The TOST p-value is the larger of
+    the two, and equivalence at ``alpha`` is the same as the (1 − 2α)
+    t-interval lying inside (−margin, +margin).
+    """
+    d = np.asarray(differences, dtype=float)
+    if d.size < 2:
+        raise ValueError(f"TOST needs at least 2 paired differences; got {d.size}")
+    if d.std() == 0:
+        # A t-test is undefined on constant differences: equivalence iff the constant is inside.
+        p = 0.0 if abs(d[0]) < margin else 1.0
+    else:
+        above = stats.ttest_1samp(d, -margin, alternative="greater").pvalue
+        below = stats.ttest_1samp(d, margin, alternative="less").pvalue
+        p = float(max(above, below))
+    _, half = mean_ci(d, level=1 - 2 * alpha)
+    mean = float(d.mean())
+    return {
+        "mean": mean,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "p_tost": p,
+        "equivalent": bool(p < alpha),
+    }

@@ -13,7 +13,7 @@ from scipy import stats
 from experiments.protocol import Pool, draw_split, split_seed
 from experiments.records import RecordStore
 from experiments.run import compose_config, run_units
-from experiments.stats import holm, mean_ci, paired_wilcoxon
+from experiments.stats import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.tables import write_outputs
 from experiments.unit import TIMING_FIELDS
 
@@ -179,6 +179,28 @@ def test_ci_and_wilcoxon():
     assert mean == pytest.approx(values.mean()) and half == pytest.approx((high - low) / 2)
     assert paired_wilcoxon(values, values) == 1.0
     assert paired_wilcoxon(values + np.linspace(0.01, 0.05, 5), values) < 0.1
+
+
+def test_tost_is_the_90_percent_interval_inside_the_margins():
+    rng = np.random.default_rng(0)
+    same = rng.normal(0.1, 1.0, 400)  # mean 0.1, SE 0.05: well inside ±0.5
+    shifted = rng.normal(0.6, 1.0, 400)  # mean beyond the margin
+    small = rng.normal(0.0, 1.0, 5)  # too few to decide
+    inside, outside, undecided = (tost_paired(d, margin=0.5) for d in (same, shifted, small))
+    assert inside["equivalent"] and inside["p_tost"] < 1e-6
+    assert not outside["equivalent"] and outside["p_tost"] > 0.5
+    assert not undecided["equivalent"]
+    for result, d in ((inside, same), (outside, shifted), (undecided, small)):
+        low, high = stats.t.interval(0.90, d.size - 1, loc=d.mean(), scale=stats.sem(d))
+        assert (result["ci_low"], result["ci_high"]) == pytest.approx((low, high))
+        assert result["equivalent"] == (low > -0.5 and high < 0.5)
+    # The p-value is the larger of the two one-sided tests, by hand.
+    t_low = (same.mean() + 0.5) / stats.sem(same)
+    t_high = (same.mean() - 0.5) / stats.sem(same)
+    expected = max(stats.t.sf(t_low, same.size - 1), stats.t.cdf(t_high, same.size - 1))
+    assert inside["p_tost"] == pytest.approx(expected)
+    with pytest.raises(ValueError, match="at least 2"):
+        tost_paired(np.array([0.1]), margin=0.5)
 
 
 def test_config_hash_ignores_the_grid_but_not_the_model():
