@@ -1,17 +1,34 @@
-"""Structured config schema: a typo or a wrong type fails at start with Hydra's message."""
+"""Structured config schema: a typo or a wrong type fails at start with Hydra's message.
+
+Keys added with ``+`` (which Hydra lets past the schema) are refused before any
+work by :func:`experiments.guards.check_known_keys`, against these dataclasses.
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING
+from omegaconf import OmegaConf
+
+from disdf.datasets import DATA_DIR_ENV
+
+#: The checkout's root: configs/, results/ and the shared data folder beside it are found from here.
+ROOT = Path(__file__).resolve().parents[1]
+#: Where `make` looks for the data when DISDF_DATA_DIR is not set: ../shared/data beside the checkout.
+SHARED_DATA_DIR = ROOT.parent / "shared" / "data"
 
 
-@dataclass
-class DatasetConfig:
-    name: str = MISSING
+def default_data_dir() -> str | None:
+    """``$DISDF_DATA_DIR``, else ``../shared/data`` beside the checkout if it exists, else None
+    (the library's own default, ``~/.cache/disdf``): the same folder `make` chooses."""
+    chosen = os.environ.get(DATA_DIR_ENV)
+    if chosen:
+        return chosen
+    return str(SHARED_DATA_DIR) if SHARED_DATA_DIR.is_dir() else None
 
 
 @dataclass
@@ -74,7 +91,8 @@ class RuntimeConfig:
     n_jobs: int = -1
     #: Grow each split's level 1 once for every T and method (exact; off only to measure it).
     share_first_level: bool = True
-    output_dir: str = "results"
+    #: results/ itself is the headline's, written only by experiment=paper (experiments/guards.py).
+    output_dir: str = "results/${experiment_name}"
     progress: bool = True
 
 
@@ -100,20 +118,20 @@ class DataConfig:
 
 @dataclass
 class Config:
-    dataset: DatasetConfig = field(default_factory=DatasetConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     solver: SolverConfig = field(default_factory=SolverConfig)
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
     data: DataConfig = field(default_factory=DataConfig)
     full_mnist: FullMnistConfig = field(default_factory=FullMnistConfig)
-    #: Datasets of this run; empty means just ``dataset.name``. Experiments set it.
-    datasets: list[str] = field(default_factory=list)
+    #: Datasets of this run, the one way to choose them (``datasets=[ecoli,mnist]``).
+    datasets: list[str] = field(default_factory=lambda: ["ionosphere"])
     experiment_name: str = "adhoc"
 
 
 def register() -> None:
     ConfigStore.instance().store(name="base_config", node=Config)
+    OmegaConf.register_new_resolver("disdf_data_dir", default_data_dir, replace=True)
 
 
 register()

@@ -10,8 +10,6 @@ finish; a re-run skips them, so an interrupted run continues where it stopped.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import multiprocessing
 import os
@@ -22,35 +20,23 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
 
 import hydra
-from hydra import compose, initialize_config_dir
+from hydra.core.hydra_config import HydraConfig
 from joblib import Parallel, delayed, effective_n_jobs
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 import disdf
-from disdf.datasets import DATASETS
-from disdf.fast_forest import KERNEL_VERSION
+from disdf.datasets import DATASETS, DataFileError
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.backends import BACKENDS, sweep_backend
-from experiments.durable import append_json_lines, check_writable
+from experiments.composition import CONFIG_PATH, config_hash
+from experiments.durable import UnwritableFolderError, append_json_lines, check_writable
+from experiments.guards import check_headline_folder, check_known_keys, job_output_dir
 from experiments.protocol import Unit, all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
 from experiments.unit import make_estimator, run_split
-
-CONFIG_PATH = str(Path(__file__).resolve().parents[1] / "configs")
-
-
-def compose_config(*overrides: str, return_hydra_config: bool = False) -> DictConfig:
-    """The config the command line would give for these overrides, without running anything.
-
-    For tests and notebooks: ``compose_config("experiment=smoke", "runtime.n_jobs=1")``.
-    """
-    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
-        return compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
-
 
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
 log = logging.getLogger(__name__)
@@ -58,35 +44,8 @@ log = logging.getLogger(__name__)
 FORCE_EXIT_AFTER_SECONDS = 30.0
 
 
-def result_config(cfg: DictConfig) -> dict:
-    """The part of the config that can change a unit's result (not the grid, not the runtime)."""
-    model = OmegaConf.to_container(cfg.model, resolve=True)
-    if model["engine"] == "sklearn":
-        # The reference engine keeps the hash records had before engines existed (they are its records).
-        del model["engine"]
-    solver = OmegaConf.to_container(cfg.solver, resolve=True)
-    if solver.get("fallback") is None:
-        # No fallback: the hash records had before the option existed.
-        solver.pop("fallback", None)
-    config = {
-        "model": model,
-        "solver": solver,
-        "test_fraction": cfg.protocol.test_fraction,
-        "cap_test_size": cfg.protocol.cap_test_size,
-        "seed": cfg.protocol.seed,
-    }
-    if cfg.model.engine == "fast":
-        # The compiled trees are ours: a kernel change must not resume records of the old kernels.
-        config["fast_kernel_version"] = KERNEL_VERSION
-    return config
-
-
-def config_hash(cfg: DictConfig) -> str:
-    return hashlib.sha256(json.dumps(result_config(cfg), sort_keys=True).encode()).hexdigest()[:12]
-
-
 def run_datasets(cfg: DictConfig) -> list[str]:
-    return list(cfg.datasets) or [cfg.dataset.name]
+    return list(cfg.datasets)
 
 
 def methods(cfg: DictConfig) -> list[str]:
@@ -98,9 +57,9 @@ def methods(cfg: DictConfig) -> list[str]:
 def check_protocol(cfg: DictConfig) -> None:
     """Refuse an impossible grid before any work: each message names the setting."""
     unknown = [name for name in run_datasets(cfg) if name not in DATASETS]
-    if unknown:
+    if unknown or not run_datasets(cfg):
         raise ValueError(
-            f"Unknown dataset(s) {unknown} in datasets / dataset.name; expected names from {DATASETS}"
+            f"datasets must name one or more of {DATASETS}; got {list(cfg.datasets)} (unknown: {unknown})"
         )
     if cfg.runtime.backend not in BACKENDS:
         raise ValueError(f"runtime.backend must be one of {BACKENDS}; got {cfg.runtime.backend!r}")
@@ -192,6 +151,8 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
 
     ``force_exit_after``: see :func:`stop_signals_interrupt` (the command line sets it).
     """
+    check_known_keys(cfg)
+    check_headline_folder(cfg)
     check_protocol(cfg)
     check_model(cfg)
     output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
@@ -272,6 +233,7 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
         "units_total": len(units),
         "interrupted": interrupted,
         "backend": cfg.runtime.backend,
+        "engine": cfg.model.engine,
         "n_jobs": workers,
         "machine": f"{platform.node()} {platform.machine()} {platform.processor()}".strip(),
         "version": disdf.__version__,
@@ -281,10 +243,31 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     return summary
 
 
+#: Errors of the command, not of the code: reported in one line, without a traceback.
+USAGE_ERRORS = (ValueError, TypeError, DataFileError, UnwritableFolderError)
+
+
+def check_command(cfg: DictConfig) -> None:
+    """Everything that can be checked before any work: keys, folder, grid, estimators, data files."""
+    check_known_keys(cfg)
+    check_headline_folder(cfg)
+    check_protocol(cfg)
+    check_model(cfg)
+    check_writable(cfg.runtime.output_dir, "runtime.output_dir")
+    for name in run_datasets(cfg):
+        load_pool(name, cfg.data.dir)
+
+
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")
 def main(cfg: DictConfig) -> None:
     from experiments.tables import write_outputs
 
+    cfg.runtime.output_dir = job_output_dir(cfg, HydraConfig.get())
+    try:
+        check_command(cfg)
+    except USAGE_ERRORS as error:
+        log.error(f"Nothing was run. {type(error).__name__}: {error}")
+        raise SystemExit(2) from None
     try:
         summary = run_units(cfg, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
         if summary["interrupted"]:

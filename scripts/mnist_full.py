@@ -11,8 +11,8 @@ from __future__ import annotations
 import hydra
 from omegaconf import DictConfig
 
+from experiments.composition import CONFIG_PATH
 from experiments.full_mnist import run_full_mnist
-from experiments.run import CONFIG_PATH
 
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")

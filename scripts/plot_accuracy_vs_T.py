@@ -1,52 +1,61 @@
-"""Accuracy against T for each N: both methods with 95% CI bands, the paper's values as points.
+"""Accuracy against T for each N: both methods with 95% CIs, the paper's values as crosses.
 
-Writes results/figures/accuracy_vs_T_<dataset>.png.
+Writes results/figures/accuracy_vs_T_<dataset>.png. T is drawn as evenly spaced
+categories and the two methods side by side (dodged), so they never hide each
+other, with one T as with four.
 """
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from plotting import METHOD_STYLE, parse_results_dir, read_cells, save
+import numpy as np
+from plotting import METHOD_STYLE, parse_results_dir, read_cells, repetitions_label, save
+
+#: Horizontal offset of each method within a T category (fraction of the spacing between Ts).
+DODGE = {"gcforest": -0.12, "disdf": 0.12}
 
 
 def main() -> None:
     results = parse_results_dir(__doc__.splitlines()[0])
     cells = read_cells(results)
     for dataset, group in cells.groupby("dataset"):
-        Ns = sorted(group["N"].unique())
+        Ns, Ts = sorted(group["N"].unique()), sorted(group["T"].unique())
+        position = {T: index for index, T in enumerate(Ts)}
         figure, axes = plt.subplots(
-            1, len(Ns), figsize=(3.6 * len(Ns), 3.4), sharey=True, squeeze=False, layout="constrained"
+            1,
+            len(Ns),
+            figsize=(max(2.2, 0.7 * len(Ts) + 1.0) * len(Ns), 3.2),
+            sharey=True,
+            squeeze=False,
+            layout="constrained",
         )
         for ax, N in zip(axes[0], Ns, strict=True):
             for method, (label, color) in METHOD_STYLE.items():
                 line = group[(group["N"] == N) & (group["method"] == method)].sort_values("T")
                 if line.empty:
                     continue
+                x = np.array([position[T] for T in line["T"]]) + DODGE[method]
                 ax.errorbar(
-                    line["T"],
+                    x,
                     line["mean"],
                     yerr=line["ci_half"],
                     fmt="-o",
                     color=color,
-                    label=f"{label} (ours)",
+                    lw=1,
                     ms=4,
                     capsize=3,
+                    label=f"{label} (ours, 95% CI)",
                 )
-                ax.fill_between(
-                    line["T"],
-                    line["mean"] - line["ci_half"],
-                    line["mean"] + line["ci_half"],
-                    color=color,
-                    alpha=0.2,
-                )
-                ax.plot(line["T"], line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
-            n_min = int(group[group["N"] == N]["n"].min())
-            ax.set_title(f"N = {N} ({n_min}+ repetitions)")
+                ax.plot(x, line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
+            ax.set_xticks(range(len(Ts)), [str(T) for T in Ts])
+            ax.set_xlim(-0.5, len(Ts) - 0.5)
+            ax.set_title(f"N = {N} ({repetitions_label(group[group['N'] == N]['n'])})")
             ax.set_xlabel("trees per forest T")
-            ax.grid(alpha=0.3)
+            ax.grid(alpha=0.3, axis="y")
         axes[0][0].set_ylabel("test accuracy")
-        axes[0][-1].legend(fontsize=7, loc="lower right")
-        figure.suptitle(f"{dataset}: accuracy against T (bands: 95% CI)")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        figure.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
+        figure.suptitle(f"{dataset}: accuracy against T")
         save(figure, results, f"accuracy_vs_T_{dataset}.png")
 
 

@@ -1,4 +1,4 @@
-"""DisDF - gcF mean accuracy per cell (N x T), one panel per dataset, with significance marks.
+"""DisDF - gcF mean accuracy per cell (N x T) in percentage points, a panel per dataset, with significance.
 
 Writes results/figures/difference_heatmap.png. ▲/▼: DisDF significantly better/worse
 (paired Wilcoxon signed-rank, Holm-corrected within the table).
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from plotting import parse_results_dir, read_cells, save
+from plotting import parse_results_dir, read_cells, repetitions_label, save
 
 
 def main() -> None:
@@ -17,10 +17,16 @@ def main() -> None:
     cells = cells[cells["method"] == "disdf"].dropna(subset=["difference"])
     if cells.empty:
         raise SystemExit("No paired DisDF/gcF cells: run with model=disdf.")
+    cells = cells.assign(difference=100 * cells["difference"])  # percentage points
     datasets = sorted(cells["dataset"].unique())
-    limit = max(0.01, float(np.nanmax(np.abs(cells["difference"]))))
+    n_T, n_N = cells["T"].nunique(), cells["N"].nunique()
+    limit = max(1.0, float(np.nanmax(np.abs(cells["difference"]))))
     figure, axes = plt.subplots(
-        1, len(datasets), figsize=(3.8 * len(datasets), 3.6), squeeze=False, layout="constrained"
+        1,
+        len(datasets),
+        figsize=((0.75 * n_T + 1.1) * len(datasets) + 1.2, 0.55 * n_N + 1.6),
+        squeeze=False,
+        layout="constrained",
     )
     for ax, dataset in zip(axes[0], datasets, strict=True):
         group = cells[cells["dataset"] == dataset]
@@ -32,13 +38,16 @@ def main() -> None:
                 value = grid.loc[N, T]
                 mark = {"DisDF better": " ▲", "DisDF worse": " ▼"}.get(verdict.loc[N, T], "")
                 ink = "white" if abs(value) > 0.6 * limit else "black"
-                ax.text(j, i, f"{value:+.3f}{mark}", ha="center", va="center", fontsize=8, color=ink)
+                ax.text(j, i, f"{value:+.1f}{mark}", ha="center", va="center", fontsize=8, color=ink)
         ax.set_xticks(range(len(grid.columns)), grid.columns)
         ax.set_yticks(range(len(grid.index)), grid.index)
         ax.set(xlabel="T", title=dataset)
     axes[0][0].set_ylabel("N")
-    figure.colorbar(image, ax=axes[0].tolist(), label="DisDF − gcF accuracy", shrink=0.9)
-    figure.suptitle("DisDF − gcF per cell (▲/▼ significant after Holm)")
+    figure.colorbar(image, ax=axes[0].tolist(), label="DisDF − gcF (pp)", shrink=0.9)
+    figure.suptitle(
+        f"DisDF − gcF accuracy in percentage points, {repetitions_label(cells['n'])} per cell "
+        "(▲/▼ significant after Holm)"
+    )
     save(figure, results, "difference_heatmap.png")
 
 

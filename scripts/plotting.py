@@ -30,6 +30,12 @@ def read_cells(results: Path) -> pd.DataFrame:
     return pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
 
 
+def repetitions_label(counts: pd.Series) -> str:
+    """ "100 repetitions", or "2–3 repetitions" when the cells differ."""
+    low, high = int(counts.min()), int(counts.max())
+    return f"{low} repetitions" if low == high else f"{low}–{high} repetitions"
+
+
 def save(figure: plt.Figure, results: Path, name: str) -> None:
     out = results / "figures" / name
     with replaced_atomically(out) as temporary:  # a killed plot never leaves half a PNG

@@ -8,6 +8,7 @@ would be downloaded, the download fails as it does on an offline machine.
 
 import json
 import os
+import re
 import shutil
 from contextlib import nullcontext
 from pathlib import Path
@@ -20,9 +21,10 @@ from sklearn.exceptions import NotFittedError
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.datasets import DataFileError
+from experiments.composition import compose_config
 from experiments.durable import UnwritableFolderError
 from experiments.records import RecordStore
-from experiments.run import compose_config, run_units
+from experiments.run import run_units
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(30, 4))
@@ -161,7 +163,20 @@ def a_file_in_the_way(tmp_path):
 
 
 RUNNER_CASES = [
-    ("unknown dataset", ["datasets=[iris]"], ValueError, r"Unknown dataset\(s\) \['iris'\]"),
+    ("unknown dataset", ["datasets=[iris]"], ValueError, r"datasets must name .*\(unknown: \['iris'\]\)"),
+    ("no dataset", ["datasets=[]"], ValueError, r"datasets must name one or more of"),
+    # Hydra lets keys added with + past the schema; each is refused, naming it and the known keys.
+    (
+        "unknown model key",
+        ["+model.lamda_=1"],
+        ValueError,
+        r"model\.lamda_; the keys of model are .*'lambda_'",
+    ),
+    ("unknown solver key", ["+solver.tolerance=1"], ValueError, r"solver\.tolerance; the keys of solver"),
+    ("unknown protocol key", ["+protocol.reps=3"], ValueError, r"protocol\.reps; the keys of protocol"),
+    ("unknown runtime key", ["+runtime.jobs=2"], ValueError, r"runtime\.jobs; the keys of runtime"),
+    ("a dataset added with +", ["+dataset=mnist"], ValueError, r"\['dataset'\].*datasets=\[mnist\]"),
+    ("unknown top-level key", ["+lambda_=1"], ValueError, r"Unknown config key\(s\) \['lambda_'\]"),
     (
         "N + test size larger than the dataset",
         ["datasets=[parkinsons]", "protocol.Ns=[150]", "protocol.cap_test_size=false"],
@@ -211,9 +226,11 @@ def test_bad_run_config_fails_before_any_work(tmp_path, data_dir, name, override
     assert not (tmp_path / "out" / "raw").exists()
 
 
-def test_unknown_dataset_group_and_typos_fail_at_composition(tmp_path, data_dir):
-    with pytest.raises(ConfigCompositionException, match="dataset/iris"):
-        runner_config(tmp_path, data_dir, "dataset=iris")
+def test_dataset_group_and_typos_fail_at_composition(tmp_path, data_dir):
+    """Datasets are chosen one way only, datasets=[...]: a dataset= override is refused, not ignored."""
+    for override in ("dataset=mnist", "dataset=iris"):
+        with pytest.raises(ConfigCompositionException, match="dataset"):
+            runner_config(tmp_path, data_dir, override)
     with pytest.raises(ConfigCompositionException, match=r"protocol\.repetitions"):
         runner_config(tmp_path, data_dir, "protocol.repetitions=ten")
 
@@ -286,3 +303,33 @@ def test_a_split_torn_mid_write_is_cut_whole(tmp_path):
         store.repair("ecoli")
     assert store.path("ecoli").read_bytes() == intact
     assert len(store.completed("ecoli", "c")) == 4
+
+
+COMMAND_LINE_CASES = [
+    ("unknown key", lambda tmp_path, data_dir: ["+model.lamda_=1"], r"model\.lamda_; the keys of model"),
+    (
+        "altered data file",
+        lambda tmp_path, data_dir: [f"data.dir={copy_of_data(data_dir, tmp_path, alter)}"],
+        r"DataFileError: .*ecoli\.csv is altered or truncated",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "overrides", "message"), COMMAND_LINE_CASES, ids=[c[0] for c in COMMAND_LINE_CASES]
+)
+def test_the_command_line_reports_a_bad_command_in_one_line(tmp_path, data_dir, name, overrides, message):
+    """Exit 2, one message, no traceback, no work (run from tmp_path: nothing lands in the checkout)."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "experiments.run", "experiment=smoke", "runtime.progress=false"]
+    env = {**os.environ, "DISDF_DATA_DIR": str(data_dir)}
+    result = subprocess.run(
+        [*command, *overrides(tmp_path, data_dir)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "Nothing was run." in output and "Traceback" not in output, output
+    assert len(re.findall(message, output)) >= 1, output
+    assert not (tmp_path / "results" / "smoke" / "raw").exists()

@@ -10,7 +10,8 @@ import os
 import pytest
 from omegaconf import OmegaConf
 
-from experiments.run import compose_config, run_units
+from experiments.composition import compose_config
+from experiments.run import run_units
 from experiments.soak import records_without_timing
 
 

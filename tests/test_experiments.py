@@ -10,9 +10,10 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from scipy import stats
 
+from experiments.composition import compose_config
 from experiments.protocol import Pool, draw_split, split_seed
 from experiments.records import RecordStore
-from experiments.run import compose_config, run_units
+from experiments.run import run_units
 from experiments.stats import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.tables import write_outputs
 from experiments.unit import TIMING_FIELDS
@@ -24,7 +25,6 @@ EXPERIMENTS = {
     "table_ionosphere": ["ionosphere"],
     "table_mnist": ["mnist"],
     "paper": ["parkinsons", "ecoli", "ionosphere", "mnist"],
-    "paper_fast": ["parkinsons", "ecoli", "ionosphere", "mnist"],
     "engine_equivalence": ["parkinsons", "ecoli", "ionosphere", "mnist"],
     "quick": ["parkinsons", "ecoli", "ionosphere", "mnist"],
     "smoke": ["ionosphere", "ecoli"],
@@ -37,15 +37,71 @@ def make_config(*overrides):
     return compose_config(*overrides)
 
 
-def test_paper_tables_use_the_reference_engine_and_paper_fast_the_compiled_one():
-    from experiments.run import config_hash
+def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_there():
+    from experiments.composition import config_hash
+    from experiments.guards import check_headline_folder, writes_headline
 
-    paper, fast = make_config("experiment=paper"), make_config("experiment=paper_fast")
-    assert (paper.model.engine, fast.model.engine) == ("sklearn", "fast")
-    assert fast.runtime.output_dir == "results/fast" and paper.runtime.output_dir == "results"
-    # Only the engine differs, so the records must not mix; the sklearn hash is the pre-engine one.
-    assert config_hash(paper) != config_hash(fast)
-    assert config_hash(paper) == config_hash(make_config("experiment=paper_fast", "model.engine=sklearn"))
+    paper = make_config("experiment=paper")
+    assert paper.model.engine == "fast" and writes_headline(paper.runtime.output_dir)
+    check_headline_folder(paper)  # the headline itself may
+    # The reference engine's records keep the hash they had before engines existed.
+    assert config_hash(make_config("experiment=paper", "model.engine=sklearn")) == "5ebc0b4fbd7f"
+    for experiment in sorted(set(EXPERIMENTS) - {"paper", "mnist_full"}):
+        cfg = make_config(f"experiment={experiment}")
+        assert not writes_headline(cfg.runtime.output_dir), experiment
+        assert cfg.runtime.output_dir.startswith("results/"), experiment
+    assert make_config().runtime.output_dir == "results/adhoc"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "differs_in"),
+    [
+        (["experiment=paper", "protocol.repetitions=1"], "protocol.repetitions"),
+        (["experiment=paper", "model.engine=sklearn"], "config hash"),
+        (["experiment=paper", "model.tau=0.5"], "config hash"),
+        (["experiment=paper", "protocol.Ts=[100]"], "protocol.Ts"),
+        (["experiment=table_ecoli", "runtime.output_dir=results"], "datasets"),
+        (["experiment=smoke", f"runtime.output_dir={ROOT / 'results'}"], "datasets"),
+    ],
+)
+def test_any_other_run_pointed_at_the_headline_folder_is_refused(overrides, differs_in):
+    from experiments.guards import check_headline_folder
+
+    with pytest.raises(ValueError, match=f"headline folder.*differs in .*{differs_in}"):
+        check_headline_folder(make_config(*overrides))
+
+
+def test_a_multirun_job_gets_its_own_folder_unless_the_command_chose_one():
+    from hydra.types import RunMode
+    from omegaconf import OmegaConf
+
+    from experiments.guards import job_output_dir
+
+    cfg = make_config("experiment=smoke", "model.tau=0.5", "solver=qp")
+
+    def hydra(mode, *task, num=3):
+        return OmegaConf.create({"mode": mode, "overrides": {"task": list(task)}, "job": {"num": num}})
+
+    assert job_output_dir(cfg, hydra(RunMode.RUN, "model.tau=0.5")) == "results/smoke"
+    sweep = hydra(RunMode.MULTIRUN, "experiment=smoke", "model.tau=0.5", "solver=qp", "runtime.n_jobs=1")
+    assert job_output_dir(cfg, sweep) == "results/smoke/model.tau=0.5,solver=qp"
+    other = hydra(RunMode.MULTIRUN, "experiment=smoke", "model.tau=1.0", "solver=qp")
+    assert job_output_dir(cfg, other) != job_output_dir(cfg, sweep)
+    assert job_output_dir(cfg, hydra(RunMode.MULTIRUN, "experiment=smoke")) == "results/smoke/job3"
+    chosen = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=results/sweep/tau_0.5")
+    assert job_output_dir(cfg, chosen) == cfg.runtime.output_dir
+
+
+def test_the_data_folder_is_found_as_make_finds_it(monkeypatch, tmp_path):
+    from experiments import config
+
+    monkeypatch.setenv("DISDF_DATA_DIR", str(tmp_path))
+    assert make_config().data.dir == str(tmp_path)
+    monkeypatch.delenv("DISDF_DATA_DIR")
+    monkeypatch.setattr(config, "SHARED_DATA_DIR", tmp_path)
+    assert make_config().data.dir == str(tmp_path)  # ../shared/data beside the checkout
+    monkeypatch.setattr(config, "SHARED_DATA_DIR", tmp_path / "absent")
+    assert make_config().data.dir is None  # the library's own default, ~/.cache/disdf
 
 
 @pytest.mark.parametrize("experiment", sorted(EXPERIMENTS))
@@ -60,7 +116,7 @@ def test_every_experiment_composes(experiment):
         assert cfg.protocol.test_fraction == pytest.approx(2 / 3)
 
 
-@pytest.mark.parametrize("group", ["dataset=ecoli", "model=gcforest", "solver=qp", "solver=frank_wolfe"])
+@pytest.mark.parametrize("group", ["datasets=[ecoli]", "model=gcforest", "solver=qp", "solver=frank_wolfe"])
 def test_groups_and_overrides_compose(group):
     cfg = make_config(group, "model.lambda_=0.1", "protocol.repetitions=10")
     assert cfg.model.lambda_ == 0.1 and cfg.protocol.repetitions == 10
@@ -100,7 +156,6 @@ def uninterrupted(tmp_path_factory, data_dir):
     return output, summary
 
 
-@pytest.mark.slow
 def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     output, summary = uninterrupted
     assert summary["units_run"] == 2 * 2 * 2  # datasets x methods x repetitions
@@ -130,7 +185,6 @@ def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     assert len(list((output / "figures").glob("*.png"))) == 4
 
 
-@pytest.mark.slow
 def test_resume_yields_the_records_of_an_uninterrupted_run(uninterrupted, tmp_path, data_dir):
     full_output, _ = uninterrupted
     # First half: one repetition, then a crash that leaves a torn line.
@@ -204,7 +258,7 @@ def test_tost_is_the_90_percent_interval_inside_the_margins():
 
 
 def test_config_hash_ignores_the_grid_but_not_the_model():
-    from experiments.run import config_hash
+    from experiments.composition import config_hash
 
     base = config_hash(make_config("experiment=paper"))
     assert config_hash(make_config("experiment=paper", "protocol.repetitions=3", "runtime.n_jobs=1")) == base

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments.composition import compose_config
 from experiments.full_mnist import (
     SECTION_BEGIN,
     SECTION_END,
@@ -14,7 +15,6 @@ from experiments.full_mnist import (
     run_full_mnist,
     update_report,
 )
-from experiments.run import compose_config
 
 
 def make_config(*overrides):

@@ -42,7 +42,6 @@ def test_sigkill_at_random_moments_loses_and_duplicates_nothing(uninterrupted, t
     assert report.tables_identical, summary
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_same_seed_same_records_and_tables_for_any_n_jobs(uninterrupted, tmp_path, data_dir, n_jobs):
     run_to_completion(tmp_path, sweep(data_dir, n_jobs), timeout=300)

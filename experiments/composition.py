@@ -1,0 +1,54 @@
+"""Composing a config without running it, and the hash of what in it can change a result."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from hydra import compose, initialize_config_dir
+from hydra.core.global_hydra import GlobalHydra
+from omegaconf import DictConfig, OmegaConf
+
+from disdf.fast_forest import KERNEL_VERSION
+from experiments.config import ROOT
+
+CONFIG_PATH = str(ROOT / "configs")
+
+
+def compose_config(*overrides: str, return_hydra_config: bool = False) -> DictConfig:
+    """The config the command line would give for these overrides, without running anything.
+
+    For tests and notebooks: ``compose_config("experiment=smoke", "runtime.n_jobs=1")``.
+    Inside a running Hydra app (whose config tree is this one) it reuses Hydra's context.
+    """
+    if GlobalHydra.instance().is_initialized():
+        return compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
+    with initialize_config_dir(config_dir=CONFIG_PATH, version_base=None):
+        return compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
+
+
+def result_config(cfg: DictConfig) -> dict:
+    """The part of the config that can change a unit's result (not the grid, not the runtime)."""
+    model = OmegaConf.to_container(cfg.model, resolve=True)
+    if model["engine"] == "sklearn":
+        # The reference engine keeps the hash records had before engines existed (they are its records).
+        del model["engine"]
+    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    if solver.get("fallback") is None:
+        # No fallback: the hash records had before the option existed.
+        solver.pop("fallback", None)
+    config = {
+        "model": model,
+        "solver": solver,
+        "test_fraction": cfg.protocol.test_fraction,
+        "cap_test_size": cfg.protocol.cap_test_size,
+        "seed": cfg.protocol.seed,
+    }
+    if cfg.model.engine == "fast":
+        # The compiled trees are ours: a kernel change must not resume records of the old kernels.
+        config["fast_kernel_version"] = KERNEL_VERSION
+    return config
+
+
+def config_hash(cfg: DictConfig) -> str:
+    return hashlib.sha256(json.dumps(result_config(cfg), sort_keys=True).encode()).hexdigest()[:12]

@@ -1,0 +1,91 @@
+"""A user's command means what it says: checks made before any work.
+
+* every key under the config's sections is one the schema knows (Hydra lets
+  ``+model.lamda_=1`` past a structured config; it would be silently ignored);
+* ``results/`` itself, the headline, is written only by ``experiment=paper`` as
+  committed (its result config and its grid): any other run that points there
+  is refused, so no example command can overwrite the headline's tables;
+* in a multirun sweep every job gets its own output folder unless the command
+  chose ``runtime.output_dir`` itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hydra.types import RunMode
+from omegaconf import DictConfig, OmegaConf
+
+from experiments.composition import compose_config, config_hash
+from experiments.config import ROOT, Config
+
+HEADLINE_DIR = ROOT / "results"
+HEADLINE_EXPERIMENT = "paper"
+#: Override keys that say where or how a job runs, not what it computes: left out of a job's folder name.
+NOT_IN_FOLDER_NAME = ("experiment", "runtime", "data", "hydra")
+
+
+def check_known_keys(cfg: DictConfig) -> None:
+    """Refuse keys the schema does not know (typically added with ``+``), naming them and the known ones."""
+    schema = OmegaConf.structured(Config)
+    unknown_top = sorted(set(cfg.keys()) - set(schema.keys()) - {"hydra"})
+    if unknown_top:
+        hint = f" (datasets are chosen with datasets=[{cfg.dataset}])" if "dataset" in unknown_top else ""
+        raise ValueError(f"Unknown config key(s) {unknown_top}{hint}; known keys: {sorted(schema.keys())}")
+    for section in schema.keys():
+        if not OmegaConf.is_dict(schema[section]):
+            continue
+        known = set(schema[section].keys())
+        unknown = sorted(set(cfg[section].keys()) - known)
+        if unknown:
+            raise ValueError(
+                f"Unknown key(s) {', '.join(f'{section}.{key}' for key in unknown)}; "
+                f"the keys of {section} are {sorted(known)}"
+            )
+
+
+def headline_key(cfg: DictConfig) -> dict:
+    """What must match experiment=paper for a run to write the headline: result config and grid."""
+    return {
+        "config hash (model, solver, test_fraction, seed)": config_hash(cfg),
+        "datasets": list(cfg.datasets),
+        "protocol.Ns": list(cfg.protocol.Ns),
+        "protocol.Ts": list(cfg.protocol.Ts),
+        "protocol.repetitions": int(cfg.protocol.repetitions),
+    }
+
+
+def writes_headline(output_dir: str | Path) -> bool:
+    return Path(output_dir).resolve() == HEADLINE_DIR.resolve()
+
+
+def check_headline_folder(cfg: DictConfig) -> None:
+    """Only the unchanged headline config may write to results/ itself."""
+    if not writes_headline(cfg.runtime.output_dir):
+        return
+    expected, found = headline_key(compose_config(f"experiment={HEADLINE_EXPERIMENT}")), headline_key(cfg)
+    differing = [name for name in expected if expected[name] != found[name]]
+    if differing:
+        raise ValueError(
+            f"runtime.output_dir={cfg.runtime.output_dir} is the headline folder, written only by "
+            f"`make reproduce` (experiment={HEADLINE_EXPERIMENT} as committed); this run differs in "
+            f"{', '.join(differing)}. Choose another folder, e.g. runtime.output_dir=results/"
+            f"{cfg.experiment_name}_{found[next(iter(found))]}"
+        )
+
+
+def job_output_dir(cfg: DictConfig, hydra_cfg: DictConfig) -> str:
+    """A multirun job's own folder: ``<output_dir>/<its overrides>``; a single run's is unchanged.
+
+    Left as it is when the command set ``runtime.output_dir`` (e.g. with an
+    interpolation of the swept values, as the README shows).
+    """
+    output_dir = str(cfg.runtime.output_dir)
+    if hydra_cfg.mode != RunMode.MULTIRUN:
+        return output_dir
+    overrides = [item.lstrip("+~") for item in hydra_cfg.overrides.task]
+    if any(item.startswith("runtime.output_dir=") for item in overrides):
+        return output_dir
+    named = sorted(item for item in overrides if item.split("=")[0].split(".")[0] not in NOT_IN_FOLDER_NAME)
+    folder = ",".join(named).replace("/", "_") or f"job{hydra_cfg.job.num}"
+    return str(Path(output_dir) / folder)

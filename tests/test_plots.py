@@ -1,0 +1,75 @@
+"""The plot scripts read a run's tables and draw what a reader can tell apart."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def cells(Ts, Ns=(50,)):
+    """A table CSV in the layout experiments.tables writes (made-up accuracies: only the layout matters)."""
+    rows = []
+    for N in Ns:
+        for T in Ts:
+            for method, mean in (("gcforest", 0.80), ("disdf", 0.82)):
+                rows.append(
+                    {
+                        "dataset": "ecoli",
+                        "N": N,
+                        "T": T,
+                        "method": method,
+                        "n": 5,
+                        "mean": mean,
+                        "ci_half": 0.03,
+                        "paper": 0.85,
+                        "difference": 0.02,
+                        "verdict": "no significant difference",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def accuracy_plot(monkeypatch):
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import plot_accuracy_vs_T
+
+    return plot_accuracy_vs_T
+
+
+@pytest.mark.parametrize("Ts", [(100,), (100, 400, 700, 1000)])
+def test_accuracy_plot_dodges_the_methods_and_labels_each_t(accuracy_plot, monkeypatch, tmp_path, Ts):
+    figures = []
+    monkeypatch.setattr(accuracy_plot, "parse_results_dir", lambda description: tmp_path)
+    monkeypatch.setattr(accuracy_plot, "read_cells", lambda results: cells(Ts))
+    monkeypatch.setattr(accuracy_plot, "save", lambda figure, results, name: figures.append(figure))
+    accuracy_plot.main()
+    (ax,) = figures[0].axes
+    assert [label.get_text() for label in ax.get_xticklabels()] == [str(T) for T in Ts]
+    ours = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    assert len(ours) == 2
+    gcf_x, disdf_x = (line.get_xdata() for line in ours)
+    assert all(a < b for a, b in zip(gcf_x, disdf_x, strict=True))  # side by side, never on top
+    assert "5 repetitions" in ax.get_title()
+
+
+def test_records_textconv_drops_only_the_timing_fields(tmp_path):
+    raw = tmp_path / "ecoli.jsonl"
+    raw.write_text(
+        '{"accuracy": 0.8, "fit_seconds": 1.5, "predict_seconds": 0.1, "seed": 3}\n'
+        '{"accuracy": 0.7, "split_fit_seconds": 2.0, "solver_seconds": 0.2, "seed": 4}\n'
+        '{"torn": \n'
+    )
+    shown = subprocess.run(
+        [sys.executable, str(SCRIPTS / "records_textconv.py"), str(raw)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert shown == ['{"accuracy": 0.8, "seed": 3}', '{"accuracy": 0.7, "seed": 4}', '{"torn": ']
