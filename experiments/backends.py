@@ -16,12 +16,15 @@ BACKENDS = ("loky", "dask")
 
 
 @contextmanager
-def sweep_backend(runtime: DictConfig) -> Iterator[int]:
-    """Make ``runtime.backend`` joblib's backend for the block; yield the ``n_jobs`` to use in it."""
+def sweep_backend(runtime: DictConfig, local_workers: int) -> Iterator[int]:
+    """Make ``runtime.backend`` joblib's backend for the block; yield the ``n_jobs`` to use in it.
+
+    ``local_workers``: the loky processes (``runtime.n_jobs`` capped to the cores and the splits).
+    """
     if runtime.backend not in BACKENDS:
         raise ValueError(f"runtime.backend must be one of {BACKENDS}; got {runtime.backend!r}")
     if runtime.backend == "loky":
-        yield runtime.n_jobs
+        yield local_workers
         return
     from dask.distributed import Client, LocalCluster
 

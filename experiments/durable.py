@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -19,12 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def read_json_lines(path: str | os.PathLike) -> list[dict]:
-    """The records of a JSON-lines file; a torn last line or a non-JSON line is dropped with a warning."""
+def read_numbered_json_lines(path: str | os.PathLike) -> list[tuple[int, object]]:
+    """(line number, value) of each JSON line; a torn last or non-JSON line is dropped with a warning."""
     path = Path(path)
     if not path.exists():
         return []
-    records = []
+    values = []
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.endswith("\n"):
@@ -33,10 +35,15 @@ def read_json_lines(path: str | os.PathLike) -> list[dict]:
                 )
                 break
             try:
-                records.append(json.loads(line))
+                values.append((number, json.loads(line)))
             except json.JSONDecodeError:
                 warnings.warn(f"{path}:{number}: dropping a line that is not valid JSON", stacklevel=2)
-    return records
+    return values
+
+
+def read_json_lines(path: str | os.PathLike) -> list:
+    """The values of a JSON-lines file (see :func:`read_numbered_json_lines`)."""
+    return [value for _, value in read_numbered_json_lines(path)]
 
 
 def append_json_lines(path: str | os.PathLike, records: list[dict]) -> None:
@@ -47,14 +54,18 @@ def append_json_lines(path: str | os.PathLike, records: list[dict]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     cut_torn_tail(path)
     data = "".join(json.dumps(record, sort_keys=True) + "\n" for record in records).encode("utf-8")
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        view = memoryview(data)
-        while view:  # a regular file takes it all at once unless the process is being killed
-            view = view[os.write(descriptor, view) :]
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            view = memoryview(data)
+            while view:  # a regular file takes it all at once unless the process is being killed
+                view = view[os.write(descriptor, view) :]
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+    except OSError as error:
+        # os.write's error names no file; a torn tail it may leave is cut by the next append or run.
+        raise OSError(error.errno, f"{error.strerror} (appending {len(data)} bytes)", str(path)) from error
 
 
 def cut_torn_tail(path: Path) -> int:
@@ -74,21 +85,55 @@ def cut_torn_tail(path: Path) -> int:
     return len(data) - keep
 
 
+#: Temporary files of an atomic rewrite: ``.<name>.<8 random characters>.tmp<suffix>`` beside the target.
+TEMPORARY_SUFFIX = ".tmp"
+_LEFTOVER = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp(\.[^.]+)?$")
+# The process's umask, read once: rewritten files get the mode a plain open() would give them.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 @contextmanager
 def replaced_atomically(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; once the block succeeds it replaces ``path`` in one rename."""
+    """Yield a temporary path beside ``path``; once the block succeeds it replaces ``path`` in one rename.
+
+    The file gets the mode of a plain ``open()`` (0666 less the umask, like the
+    raw records), not mkstemp's 0600. A temporary left by a kill is removed by
+    :func:`remove_leftovers` and never matches a reader's ``*.csv``/``*.png``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    descriptor, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX + path.suffix
+    )
     os.close(descriptor)
     try:
         yield Path(temporary)
         with open(temporary, "rb+") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
             os.fsync(handle.fileno())
         os.replace(temporary, path)
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)
+
+
+def is_leftover(path: Path) -> bool:
+    """Whether ``path`` is the temporary file of an atomic rewrite (never a result)."""
+    return bool(_LEFTOVER.match(path.name))
+
+
+def remove_leftovers(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporaries that killed atomic rewrites left in ``folder`` and its subfolders."""
+    folder = Path(folder)
+    removed = (
+        [path for path in folder.rglob(".*") if path.is_file() and is_leftover(path)]
+        if folder.is_dir()
+        else []
+    )
+    for path in removed:
+        path.unlink(missing_ok=True)
+    return removed
 
 
 def write_text_atomically(path: str | os.PathLike, text: str) -> None:
@@ -117,3 +162,17 @@ def check_writable(folder: str | os.PathLike, what: str) -> Path:
             f"choose another with {what}=<folder>"
         ) from error
     return folder
+
+
+class DiskFullError(OSError):
+    """Less free space in an output folder than one unit of saving needs."""
+
+
+def check_free_space(folder: str | os.PathLike, needed_bytes: int, what: str) -> None:
+    """Refuse to start work whose first results could not be saved in ``folder``."""
+    free = shutil.disk_usage(folder).free
+    if free < needed_bytes:
+        raise DiskFullError(
+            f"{what}={str(folder)!r} has {free:,} bytes free; saving one split needs at least "
+            f"{needed_bytes:,}. Free some space or choose another {what}."
+        )

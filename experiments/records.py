@@ -6,16 +6,81 @@ the reader drops such a line (with a warning) and its units are run again.
 A split is recorded whole or not at all: when a run starts, a torn tail is
 cut together with the complete lines written with it (a process killed
 mid-write can leave a few whole lines of its split before the torn one).
+
+A unit counts once, whatever the file holds: the reader keeps the first
+record of each (dataset, N, T, method, repetition, config) key and drops, with
+one warning naming the file and the lines, later duplicates and every line
+that is not a valid record of this file's dataset (a missing field, a wrong
+type, an accuracy that is not a number in [0, 1]).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
+from numbers import Integral, Real
 from pathlib import Path
 
-from experiments.durable import append_json_lines, cut_torn_tail, read_json_lines
+from experiments.durable import append_json_lines, cut_torn_tail, read_numbered_json_lines
+
+#: The fields a record must have to be counted, and their types (bool is never a number here).
+RECORD_FIELDS: dict[str, type] = {
+    "dataset": str,
+    "N": Integral,
+    "T": Integral,
+    "method": str,
+    "repetition": Integral,
+    "config_hash": str,
+    "accuracy": Real,
+    "n_test": Integral,
+    "n_levels": Integral,
+    "fit_seconds": Real,
+    "predict_seconds": Real,
+    "split_units": Integral,
+}
+METHODS = ("gcforest", "disdf")
+#: Lines listed by name in a warning about dropped lines; the rest are counted.
+LINES_NAMED = 10
+
+
+def record_key(record: dict) -> tuple:
+    """What makes a unit's result: one record per key counts."""
+    return (
+        record["dataset"],
+        record["N"],
+        record["T"],
+        record["method"],
+        record["repetition"],
+        record["config_hash"],
+    )
+
+
+def record_problem(record: object, dataset: str) -> str | None:
+    """Why ``record`` is not a valid record of ``dataset``'s file, or None if it is."""
+    if not isinstance(record, dict):
+        return f"not a JSON object ({type(record).__name__})"
+    for name, kind in RECORD_FIELDS.items():
+        if name not in record:
+            return f"field {name!r} is missing"
+        value = record[name]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            return f"field {name!r} is {value!r}, not of type {kind.__name__}"
+    if record["dataset"] != dataset:
+        return f"field 'dataset' is {record['dataset']!r} in the file of {dataset!r}"
+    if record["method"] not in METHODS:
+        return f"field 'method' is {record['method']!r}, not one of {METHODS}"
+    if not (math.isfinite(record["accuracy"]) and 0 <= record["accuracy"] <= 1):
+        return f"field 'accuracy' is {record['accuracy']!r}, not a number in [0, 1]"
+    return None
+
+
+def _warn_dropped(path: Path, what: str, lines: list[int], why: str) -> None:
+    named = ", ".join(map(str, lines[:LINES_NAMED])) + (
+        f" and {len(lines) - LINES_NAMED} more" if len(lines) > LINES_NAMED else ""
+    )
+    warnings.warn(f"{path}: dropping {len(lines)} {what} (line {named}): {why}", stacklevel=3)
 
 
 class RecordStore:
@@ -26,7 +91,33 @@ class RecordStore:
         return self.raw_dir / f"{dataset}.jsonl"
 
     def read(self, dataset: str) -> list[dict]:
-        return read_json_lines(self.path(dataset))
+        """The valid records of ``dataset``, each key once (its first line); the rest dropped, warned."""
+        path = self.path(dataset)
+        records: list[dict] = []
+        first_line: dict[tuple, int] = {}
+        invalid: dict[str, list[int]] = {}
+        duplicates: list[int] = []
+        for number, record in read_numbered_json_lines(path):
+            problem = record_problem(record, dataset)
+            if problem is not None:
+                invalid.setdefault(problem, []).append(number)
+                continue
+            key = record_key(record)
+            if key in first_line:
+                duplicates.append(number)
+                continue
+            first_line[key] = number
+            records.append(record)
+        for problem, lines in invalid.items():
+            _warn_dropped(path, "line(s) that are not valid records", lines, problem)
+        if duplicates:
+            _warn_dropped(
+                path,
+                "duplicate record(s)",
+                duplicates,
+                "a unit already recorded earlier in the file counts once",
+            )
+        return records
 
     def repair(self, dataset: str) -> None:
         """Cut a torn last line left by a crash and the rest of its split's write (those units run again)."""
@@ -48,11 +139,7 @@ class RecordStore:
 
     def completed(self, dataset: str, config_hash: str) -> set[tuple]:
         """Keys (dataset, N, T, method, repetition) already recorded under this config."""
-        return {
-            (r["dataset"], r["N"], r["T"], r["method"], r["repetition"])
-            for r in self.read(dataset)
-            if r["config_hash"] == config_hash
-        }
+        return {record_key(r)[:5] for r in self.read(dataset) if r["config_hash"] == config_hash}
 
     def append(self, record: dict) -> None:
         self.append_many([record])
@@ -69,6 +156,8 @@ class RecordStore:
 
 def _batch_key(line: bytes) -> tuple:
     record = json.loads(line)
+    if not (isinstance(record["split_units"], int) and record["split_units"] > 0):
+        raise ValueError(f"split_units {record['split_units']!r}")
     return (record["config_hash"], record["N"], record["repetition"], record["split_units"])
 
 
@@ -82,7 +171,7 @@ def _partial_batch(lines: list[bytes]) -> int:
     for line in reversed(lines):
         try:
             key = _batch_key(line)
-        except (ValueError, KeyError):
+        except (ValueError, KeyError, TypeError):
             break
         if keys and key != keys[0]:
             break

@@ -11,15 +11,12 @@ finish; a re-run skips them, so an interrupted run continues where it stopped.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import platform
-import signal
-import sys
-import threading
 import time
-from contextlib import contextmanager
+import warnings
 from datetime import datetime, timezone
+from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -32,16 +29,34 @@ from disdf.datasets import DATASETS, DataFileError
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.backends import BACKENDS, sweep_backend
 from experiments.composition import CONFIG_PATH, config_hash
-from experiments.durable import UnwritableFolderError, append_json_lines, check_writable
+from experiments.durable import (
+    DiskFullError,
+    UnwritableFolderError,
+    append_json_lines,
+    check_free_space,
+    check_writable,
+    read_json_lines,
+    remove_leftovers,
+)
+from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.guards import check_headline_folder, check_known_keys, job_output_dir
+from experiments.interrupts import (
+    FORCE_EXIT_AFTER_SECONDS,
+    INTERRUPTED_EXIT_STATUS,
+    caused_by_interrupt,
+    stop_requested,
+    stop_signals_interrupt,
+)
 from experiments.protocol import Unit, all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
 from experiments.unit import make_estimator, run_split
 
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
 log = logging.getLogger(__name__)
-#: After Ctrl-C or SIGTERM, the command line waits this long for a clean stop, then exits anyway.
-FORCE_EXIT_AFTER_SECONDS = 30.0
+#: Bytes one record needs on disk, generously (a record with warnings is about 1 KB).
+RECORD_BYTES = 4096
+#: Room for tables, REPORT.md and runs.jsonl beside a split's records.
+OUTPUT_FILES_BYTES = 1 << 20
 
 
 def run_datasets(cfg: DictConfig) -> list[str]:
@@ -70,6 +85,16 @@ def check_protocol(cfg: DictConfig) -> None:
         values = list(protocol[name])
         if not values or min(values) <= 0:
             raise ValueError(f"protocol.{name} must be a non-empty list of positive integers; got {values}")
+    for name, values in (
+        ("datasets", run_datasets(cfg)),
+        ("protocol.Ns", protocol.Ns),
+        ("protocol.Ts", protocol.Ts),
+    ):
+        repeated = sorted({value for value in values if list(values).count(value) > 1})
+        if repeated:
+            raise ValueError(
+                f"{name} lists {repeated} more than once; got {list(values)} (each would run twice)"
+            )
     if not 0 < protocol.test_fraction:
         raise ValueError(f"protocol.test_fraction must be > 0; got {protocol.test_fraction}")
 
@@ -86,66 +111,6 @@ def check_model(cfg: DictConfig) -> None:
             raise type(error)(f"Invalid model/solver config for {method}: {error}") from error
 
 
-@contextmanager
-def stop_signals_interrupt(force_exit_after: float | None = None):
-    """SIGTERM (schedulers, kill) and SIGINT stop a run like Ctrl-C, even when SIGINT was ignored.
-
-    A shell ignores SIGINT in background jobs (``cmd &``), and Python then never
-    raises KeyboardInterrupt; both handlers are set explicitly for the run.
-    With ``force_exit_after`` (the command line), a stop that has not finished
-    that many seconds after the signal, or a second signal, ends the process
-    at once: every finished unit is already on disk, so cleaning up the worker
-    pool is not worth waiting for.
-    """
-    signalled = []
-
-    def interrupt(signum, frame):
-        name = signal.Signals(signum).name
-        if force_exit_after is not None:
-            if signalled:
-                _exit_now(f"second {name}")
-            watchdog = threading.Timer(
-                force_exit_after, _exit_now, args=(f"{name} {force_exit_after:g} s ago",)
-            )
-            watchdog.daemon = True
-            watchdog.start()
-        signalled.append(name)
-        raise KeyboardInterrupt(name)
-
-    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def _exit_now(why: str) -> None:
-    """Kill the worker processes and exit with 130, skipping every clean-up."""
-    for child in multiprocessing.active_children():
-        child.kill()
-    sys.stderr.write(
-        f"\nStopping ({why}): exiting now; finished units are saved, run the same command to resume.\n"
-    )
-    sys.stderr.flush()
-    os._exit(130)
-
-
-def caused_by_interrupt(error: BaseException | None) -> bool:
-    """True if ``error`` is a KeyboardInterrupt or was raised because of one.
-
-    A signal that arrives while numba code runs surfaces as a SystemError whose
-    cause is the KeyboardInterrupt raised by the handler.
-    """
-    seen = 0
-    while error is not None and seen < 20:
-        if isinstance(error, KeyboardInterrupt):
-            return True
-        error = error.__cause__ or error.__context__
-        seen += 1
-    return False
-
-
 def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     """Run every missing unit; return a summary of the run.
 
@@ -156,6 +121,12 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     check_protocol(cfg)
     check_model(cfg)
     output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
+    with exclusive_folder(output):
+        return _run_units_holding_the_folder(cfg, output, force_exit_after)
+
+
+def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_after: float | None) -> dict:
+    remove_leftovers(output)
     store = RecordStore(output / "raw")
     digest = config_hash(cfg)
     datasets = run_datasets(cfg)
@@ -165,6 +136,7 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     for dataset in datasets:
         store.repair(dataset)
     done = set().union(*(store.completed(d, digest) for d in datasets))
+    log_lost_runs(output / "runs.jsonl", cfg, digest, store)
     todo = [unit for unit in units if unit.key not in done]
     log.info(
         f"{cfg.experiment_name}: {len(units)} units, {len(done & {u.key for u in units})} already recorded, "
@@ -195,15 +167,18 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     # Fail on an impossible split size now, before hours of work (sizes do not depend on the seed).
     for unit in {(u.dataset, u.N): u for u in todo}.values():
         unit_split(unit, 0)
+    if todo:
+        largest_split = max(map(len, splits.values()))
+        check_free_space(output, largest_split * RECORD_BYTES + OUTPUT_FILES_BYTES, "runtime.output_dir")
 
     started = time.time()
     completed = 0
     interrupted = False
-    workers = effective_n_jobs(cfg.runtime.n_jobs) if cfg.runtime.backend == "loky" else 0
+    workers = local_workers(cfg.runtime.n_jobs, len(splits)) if cfg.runtime.backend == "loky" else 0
     if todo:
         try:
             with (
-                sweep_backend(cfg.runtime) as n_jobs,
+                sweep_backend(cfg.runtime, workers) as n_jobs,
                 stop_signals_interrupt(force_exit_after),
                 tqdm(total=len(todo), disable=not cfg.runtime.progress, unit="unit", smoothing=0.05) as bar,
             ):
@@ -218,7 +193,7 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
                     completed += len(records)
                     bar.update(len(records))
         except BaseException as error:  # an interrupt inside compiled code arrives wrapped (SystemError)
-            if not caused_by_interrupt(error):
+            if not (caused_by_interrupt(error) or stop_requested()):
                 raise
             interrupted = True
             log.warning(
@@ -243,8 +218,42 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     return summary
 
 
+def log_lost_runs(runs_path: Path, cfg: DictConfig, digest: str, store: RecordStore) -> None:
+    """Log in runs.jsonl the units of runs that logged nothing (killed outright, or the write failed).
+
+    Their wall time is unknown and logged as null; REPORT.md says how many units it misses.
+    """
+    recorded = sum(len(store.completed(d, digest)) for d in run_datasets(cfg))
+    logged = sum(r.get("units_run", 0) for r in read_json_lines(runs_path) if r.get("config_hash") == digest)
+    if recorded > logged:
+        entry = {
+            "experiment": cfg.experiment_name,
+            "config_hash": digest,
+            "units_run": recorded - logged,
+            "wall_seconds": None,
+            "lost_summary": True,
+            "note": "units recorded by runs that logged no summary (killed, or runs.jsonl not writable)",
+            "version": disdf.__version__,
+        }
+        append_json_lines(runs_path, [entry])
+        log.warning(f"{runs_path}: {recorded - logged} recorded units had no run logged; logged them now")
+
+
+def local_workers(n_jobs: int, n_splits: int) -> int:
+    """Worker processes for ``runtime.n_jobs`` on this machine: never more than its cores or the splits."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(f"runtime.n_jobs must be a nonzero integer (-1: every core); got {n_jobs!r}")
+    cores = os.cpu_count() or 1
+    if n_jobs < -cores:
+        raise ValueError(f"runtime.n_jobs={n_jobs} asks for {cores + 1 + n_jobs} cores of {cores}")
+    wanted = effective_n_jobs(n_jobs)
+    if wanted > cores:
+        warnings.warn(f"runtime.n_jobs={n_jobs} is more than the {cores} cores: using {cores}", stacklevel=2)
+    return max(1, min(wanted, cores, n_splits))
+
+
 #: Errors of the command, not of the code: reported in one line, without a traceback.
-USAGE_ERRORS = (ValueError, TypeError, DataFileError, UnwritableFolderError)
+USAGE_ERRORS = (ValueError, TypeError, DataFileError, UnwritableFolderError, DiskFullError, FolderInUseError)
 
 
 def check_command(cfg: DictConfig) -> None:
@@ -253,6 +262,7 @@ def check_command(cfg: DictConfig) -> None:
     check_headline_folder(cfg)
     check_protocol(cfg)
     check_model(cfg)
+    local_workers(cfg.runtime.n_jobs, 1)
     check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     for name in run_datasets(cfg):
         load_pool(name, cfg.data.dir)
@@ -263,23 +273,29 @@ def main(cfg: DictConfig) -> None:
     from experiments.tables import write_outputs
 
     cfg.runtime.output_dir = job_output_dir(cfg, HydraConfig.get())
+    phase = "checking the command"
     try:
-        check_command(cfg)
-    except USAGE_ERRORS as error:
-        log.error(f"Nothing was run. {type(error).__name__}: {error}")
-        raise SystemExit(2) from None
-    try:
-        summary = run_units(cfg, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
-        if summary["interrupted"]:
-            raise SystemExit(130)
-        write_outputs(cfg)
-    except KeyboardInterrupt:
-        # Every unit is recorded; tables and REPORT.md are replaced atomically, so none is half-written.
-        log.warning(
-            "Interrupted while writing the tables: every unit is recorded; run the same command again."
-        )
-        raise SystemExit(130) from None
-    except Exception as error:
+        with stop_signals_interrupt(FORCE_EXIT_AFTER_SECONDS):
+            check_command(cfg)
+            with exclusive_folder(cfg.runtime.output_dir):
+                phase = "running units"
+                summary = run_units(cfg, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
+                if summary["interrupted"]:
+                    raise SystemExit(INTERRUPTED_EXIT_STATUS)  # run_units said what is saved
+                phase = "writing the tables and REPORT.md"
+                write_outputs(cfg)
+    except SystemExit:
+        raise
+    except BaseException as error:
+        if caused_by_interrupt(error) or stop_requested():
+            # Units are recorded as they finish; tables and REPORT.md are replaced atomically.
+            log.warning(
+                f"Interrupted while {phase}: every finished unit is recorded; run the same command again."
+            )
+            raise SystemExit(INTERRUPTED_EXIT_STATUS) from None
+        if phase == "checking the command" and isinstance(error, USAGE_ERRORS):
+            log.error(f"Nothing was run. {type(error).__name__}: {error}")
+            raise SystemExit(2) from None
         # The message in the log file too; Hydra prints the traceback.
         log.error(f"The run failed; the units recorded before it are kept. {type(error).__name__}: {error}")
         raise

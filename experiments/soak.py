@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from experiments.durable import read_json_lines
 from experiments.records import RecordStore
 from experiments.unit import TIMING_FIELDS
 
@@ -61,9 +62,11 @@ def recorded_keys(raw_dir: Path) -> list[tuple]:
         keys = []
         for path in sorted(copy.glob("*.jsonl")):
             store.repair(path.stem)
+            # Every record line on disk, duplicates included (the reader would hide them: see counted_twice).
             keys += [
                 (r["config_hash"], r["dataset"], r["N"], r["T"], r["method"], r["repetition"])
-                for r in store.read(path.stem)
+                for r in read_json_lines(path)
+                if isinstance(r, dict) and "config_hash" in r
             ]
         return keys
 
@@ -178,3 +181,66 @@ def compare_with(report: SoakReport, resumed_dir: Path, reference_dir: Path) -> 
     )
     report.tables_identical = table_files(resumed_dir) == table_files(reference_dir) != {}
     return report
+
+
+def table_repetitions(output_dir: Path) -> list[int]:
+    """The repetition count of every cell of every table CSV (what a reader of the tables sees)."""
+    counts: list[int] = []
+    for path in sorted((output_dir / "tables").glob("*.csv")):
+        header, *rows = path.read_text(encoding="utf-8").splitlines()
+        column = header.split(",").index("n")
+        counts += [int(row.split(",")[column]) for row in rows]
+    return counts
+
+
+@dataclass
+class SharedFolderReport:
+    launches: int = 2
+    refused: int = 0  # launches refused because the other held the folder
+    units: int = 0  # units of the sweep
+    lines_duplicated: int = 0  # record lines on disk beyond one per unit
+    counted_twice: int = 0  # table cells whose repetition count exceeds the protocol's
+    messages: list[str] = field(default_factory=list)
+
+
+def two_launches_on_one_folder(
+    output_dir: Path, overrides: list[str], n_units: int, repetitions: int
+) -> SharedFolderReport:
+    """Start the same sweep twice at once on one folder (a user launching twice), let both end, count."""
+    report = SharedFolderReport(units=n_units)
+    processes = [
+        subprocess.Popen(
+            sweep_command(output_dir, overrides),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for _ in range(report.launches)
+    ]
+    for process in processes:
+        output, _ = process.communicate(timeout=3600)
+        if process.returncode == 2 and "being written by another run" in output:
+            report.refused += 1
+            report.messages.append(output.strip().splitlines()[-1])
+        elif process.returncode != 0:
+            raise RuntimeError(f"a launch failed (exit {process.returncode}):\n{output[-4000:]}")
+    if report.refused == report.launches:  # both refused: impossible unless the lock is stuck
+        raise RuntimeError("both launches were refused")
+    keys = recorded_keys(output_dir / "raw")
+    report.lines_duplicated = len(keys) - len(set(keys))
+    report.counted_twice = sum(count > repetitions for count in table_repetitions(output_dir))
+    return report
+
+
+def duplicated_lines_counted(output_dir: Path, overrides: list[str], repetitions: int) -> tuple[int, int]:
+    """Append a copy of every record line of a finished sweep, rewrite its tables: (lines copied, cells
+    counted twice)."""
+    copied = 0
+    for path in sorted((output_dir / "raw").glob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8")
+        copied += lines.count("\n")
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(lines)
+    run_to_completion(output_dir, overrides, timeout=600)  # nothing to run: only the tables are rewritten
+    return copied, sum(count > repetitions for count in table_repetitions(output_dir))

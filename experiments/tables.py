@@ -20,9 +20,11 @@ from omegaconf import DictConfig
 
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.composition import CONFIG_PATH, config_hash
-from experiments.durable import read_json_lines, write_text_atomically
+from experiments.durable import read_json_lines, remove_leftovers, write_text_atomically
+from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.full_mnist import existing_section
 from experiments.guards import check_headline_folder
+from experiments.interrupts import run_interruptible
 from experiments.records import RecordStore
 from experiments.run import run_datasets
 from experiments.stats import holm, mean_ci, paired_wilcoxon
@@ -52,7 +54,7 @@ def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
                 "N": N,
                 "T": T,
                 "method": method,
-                "n": len(group),
+                "n": group["repetition"].nunique(),  # distinct repetitions (records are one per key)
                 "mean": mean,
                 "ci_half": half,
                 "n_test": int(group["n_test"].min()),
@@ -181,8 +183,10 @@ def split_times(records: pd.DataFrame, repetitions: int) -> tuple[pd.DataFrame, 
 def write_report(
     cells: pd.DataFrame, cfg: DictConfig, output_dir: Path, digest: str, records: pd.DataFrame
 ) -> None:
-    runs = [r for r in read_json_lines(output_dir / "runs.jsonl") if r["config_hash"] == digest]
-    wall = sum(r["wall_seconds"] for r in runs)
+    logged = [r for r in read_json_lines(output_dir / "runs.jsonl") if r.get("config_hash") == digest]
+    runs = [r for r in logged if not r.get("lost_summary")]
+    unlogged_units = sum(r["units_run"] for r in logged if r.get("lost_summary"))
+    wall = sum(r["wall_seconds"] or 0 for r in runs)
     unit_hours = float((cells["seconds"] * cells["n"]).sum()) / 3600
     machines = sorted({r["machine"] for r in runs})
     engines = sorted({r.get("engine", cfg.model.engine) for r in runs}) or [cfg.model.engine]
@@ -201,7 +205,13 @@ def write_report(
         f"{len(runs)} run(s) ({sum(r['units_run'] for r in runs)} units) on "
         f"{', '.join(machines) or 'unknown'} with n_jobs = "
         f"{', '.join(str(n) for n in sorted({r['n_jobs'] for r in runs})) or 'n/a'}; forest engine "
-        f"{', '.join(f'`{e}`' for e in engines)}. A run killed outright (SIGKILL) logs nothing.",
+        f"{', '.join(f'`{e}`' for e in engines)}."
+        + (
+            f" {unlogged_units} units were recorded by runs that logged no summary (killed outright): "
+            "their wall time is not in this figure."
+            if unlogged_units
+            else ""
+        ),
         f"- Fit + predict time summed over every recorded unit: {unit_hours:.2f} h "
         "(units run in parallel, one per worker).",
         f"- Package version(s): {', '.join(sorted({r['version'] for r in runs})) or 'n/a'}.",
@@ -313,6 +323,12 @@ def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:
     """Tables and REPORT.md for this config's records; None if there are none yet."""
     check_headline_folder(cfg)
     output_dir = Path(cfg.runtime.output_dir)
+    with exclusive_folder(output_dir):
+        remove_leftovers(output_dir)
+        return _write_outputs_holding_the_folder(cfg, output_dir)
+
+
+def _write_outputs_holding_the_folder(cfg: DictConfig, output_dir: Path) -> pd.DataFrame | None:
     digest = config_hash(cfg)
     records = load_records(output_dir, run_datasets(cfg), digest)
     if records.empty:
@@ -328,7 +344,11 @@ def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")
 def main(cfg: DictConfig) -> None:
-    write_outputs(cfg)
+    try:
+        run_interruptible(lambda: write_outputs(cfg), "the tables and REPORT.md")
+    except (ValueError, FolderInUseError) as error:
+        log.error(f"Nothing was written. {type(error).__name__}: {error}")
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from plotting import METHOD_STYLE, parse_results_dir, read_cells, repetitions_label, save
+from plotting import METHOD_STYLE, parse_results_dir, read_cells, repetitions_label, run_plot, save
 
 #: Horizontal offset of each method within a T category (fraction of the spacing between Ts).
 DODGE = {"gcforest": -0.12, "disdf": 0.12}
@@ -60,4 +60,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_plot(main)

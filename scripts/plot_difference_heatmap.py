@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from plotting import parse_results_dir, read_cells, repetitions_label, save
+from plotting import parse_results_dir, read_cells, repetitions_label, run_plot, save
 
 
 def main() -> None:
@@ -52,4 +52,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_plot(main)

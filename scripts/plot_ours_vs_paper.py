@@ -6,7 +6,7 @@ Writes results/figures/ours_vs_paper.png.
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-from plotting import METHOD_STYLE, parse_results_dir, read_cells, save
+from plotting import METHOD_STYLE, parse_results_dir, read_cells, run_plot, save
 
 MARKERS = {"parkinsons": "o", "ecoli": "s", "ionosphere": "^", "mnist": "D"}
 
@@ -43,4 +43,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_plot(main)

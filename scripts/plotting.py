@@ -11,7 +11,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.durable import replaced_atomically
+from experiments.durable import is_leftover, replaced_atomically
+from experiments.interrupts import run_interruptible
 
 METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}
 
@@ -24,7 +25,8 @@ def parse_results_dir(description: str) -> Path:
 
 def read_cells(results: Path) -> pd.DataFrame:
     """Every dataset's cell table (results/tables/<dataset>.csv) in one frame."""
-    paths = sorted((results / "tables").glob("*.csv"))
+    # A table's temporary (".ecoli.csv.<random>.tmp.csv", left by a kill) is never a table.
+    paths = sorted(path for path in (results / "tables").glob("*.csv") if not is_leftover(path))
     if not paths:
         raise SystemExit(f"No tables under {results / 'tables'}: run `make tables` (or a run) first.")
     return pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
@@ -42,3 +44,8 @@ def save(figure: plt.Figure, results: Path, name: str) -> None:
         figure.savefig(temporary, dpi=120, bbox_inches="tight")
     plt.close(figure)
     print(f"wrote {out}")
+
+
+def run_plot(main) -> None:
+    """Run a plot script's ``main``: Ctrl-C or SIGTERM exits 130 with one line, never half a PNG."""
+    run_interruptible(main, "the figures")

@@ -8,7 +8,10 @@ resumed sweep is compared with an uninterrupted one.
 Prints the counts and appends a row to ``results/bench/soak_resume.csv``:
 kills survived, kills that struck mid-run, units lost (on disk after some kill,
 missing at the end), units duplicated, and whether the raw records (timing
-aside) and the tables equal the uninterrupted run's.
+aside) and the tables equal the uninterrupted run's. Then two launches of the
+sweep at once on one folder (one must be refused; record lines duplicated and
+table cells counted twice: 0) and a copy of every record line appended to the
+files (table cells counted twice: 0).
 
 Usage: python scripts/soak_resume.py [--kills 50] [--repetitions 25] [--n-jobs 1] [--seed 0]
 """
@@ -25,7 +28,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.soak import compare_with, kill_and_resume, run_to_completion
+from experiments.soak import (
+    compare_with,
+    duplicated_lines_counted,
+    kill_and_resume,
+    run_to_completion,
+    two_launches_on_one_folder,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,6 +68,10 @@ def main() -> None:
         print(f"Sweep with {args.kills} SIGKILLs ...", flush=True)
         report = kill_and_resume(resumed, overrides, n_units, args.kills, args.seed, timeout=3600)
         compare_with(report, resumed, reference)
+        print("Two launches of the sweep at once on one folder ...", flush=True)
+        shared = two_launches_on_one_folder(Path(scratch) / "shared", overrides, n_units, args.repetitions)
+        print("A copy of every record line appended, tables rewritten ...", flush=True)
+        copied, copies_counted = duplicated_lines_counted(reference, overrides, args.repetitions)
     for event in report.events:
         print(" ", event)
     row = {k: v for k, v in dataclasses.asdict(report).items() if k != "events"}
@@ -68,7 +81,20 @@ def main() -> None:
         f"raw records identical (timing aside): {report.records_identical}, "
         f"tables identical: {report.tables_identical}, {report.seconds:.0f} s"
     )
+    for message in shared.messages:
+        print(" ", message)
+    print(
+        f"two launches on one folder: {shared.refused} of {shared.launches} refused, "
+        f"record lines duplicated: "
+        f"{shared.lines_duplicated}, table cells counted twice: {shared.counted_twice}"
+    )
+    print(f"{copied} record lines duplicated in the files: table cells counted twice: {copies_counted}")
     row |= {
+        "concurrent_launches_refused": shared.refused,
+        "concurrent_lines_duplicated": shared.lines_duplicated,
+        "concurrent_cells_counted_twice": shared.counted_twice,
+        "duplicated_lines": copied,
+        "duplicated_lines_cells_counted_twice": copies_counted,
         "n_jobs": args.n_jobs,
         "seed": args.seed,
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -78,6 +104,7 @@ def main() -> None:
     pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
     print(f"appended to {args.out}")
     ok = report.lost == report.duplicated == 0 and report.records_identical and report.tables_identical
+    ok = ok and shared.refused == 1 and shared.lines_duplicated == shared.counted_twice == copies_counted == 0
     raise SystemExit(0 if ok else 1)
 
 

@@ -14,6 +14,7 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hydra.errors import ConfigCompositionException
@@ -176,6 +177,12 @@ RUNNER_CASES = [
     ("unknown protocol key", ["+protocol.reps=3"], ValueError, r"protocol\.reps; the keys of protocol"),
     ("unknown runtime key", ["+runtime.jobs=2"], ValueError, r"runtime\.jobs; the keys of runtime"),
     ("a dataset added with +", ["+dataset=mnist"], ValueError, r"\['dataset'\].*datasets=\[mnist\]"),
+    # A grid value twice would run (and count) its units twice.
+    ("a T twice", ["protocol.Ts=[10,10]"], ValueError, r"protocol\.Ts lists \[10\] more than once"),
+    ("an N twice", ["protocol.Ns=[30,30]"], ValueError, r"protocol\.Ns lists \[30\] more than once"),
+    ("a dataset twice", ["datasets=[ecoli,ecoli]"], ValueError, r"datasets lists \['ecoli'\] more than once"),
+    ("n_jobs = 0", ["runtime.n_jobs=0"], ValueError, r"runtime\.n_jobs must be a nonzero integer"),
+    ("n_jobs below -cores", ["runtime.n_jobs=-1000"], ValueError, r"runtime\.n_jobs=-1000 asks for"),
     ("unknown top-level key", ["+lambda_=1"], ValueError, r"Unknown config key\(s\) \['lambda_'\]"),
     (
         "N + test size larger than the dataset",
@@ -289,6 +296,11 @@ def test_a_split_torn_mid_write_is_cut_whole(tmp_path):
                 "method": m,
                 "repetition": repetition,
                 "split_units": 4,
+                "accuracy": 0.5,
+                "n_test": 20,
+                "n_levels": 1,
+                "fit_seconds": 0.1,
+                "predict_seconds": 0.01,
             }
             for T in (10, 20)
             for m in ("gcforest", "disdf")
@@ -333,3 +345,95 @@ def test_the_command_line_reports_a_bad_command_in_one_line(tmp_path, data_dir, 
     assert "Nothing was run." in output and "Traceback" not in output, output
     assert len(re.findall(message, output)) >= 1, output
     assert not (tmp_path / "results" / "smoke" / "raw").exists()
+
+
+def a_record(**changes):
+    """A valid record of ecoli (the fields the tables read), with ``changes``."""
+    record = {
+        "dataset": "ecoli",
+        "config_hash": "c",
+        "N": 30,
+        "T": 10,
+        "method": "gcforest",
+        "repetition": 0,
+        "split_units": 2,
+        "accuracy": 0.5,
+        "n_test": 20,
+        "n_levels": 1,
+        "fit_seconds": 0.1,
+        "predict_seconds": 0.01,
+    }
+    return {**record, **changes}
+
+
+# (what is in the file after two valid records, the warning): each bad line is dropped, named by line.
+BAD_RECORD_LINES = [
+    ("duplicated line", json.dumps(a_record()), r"ecoli\.jsonl: dropping 1 duplicate record\(s\) \(line 3\)"),
+    ("empty object", "{}", r"ecoli\.jsonl: dropping 1 line\(s\) .*\(line 3\): field 'dataset' is missing"),
+    ("null", "null", r"\(line 3\): not a JSON object \(NoneType\)"),
+    ("a list", "[1, 2]", r"\(line 3\): not a JSON object \(list\)"),
+    ("accuracy as text", json.dumps(a_record(repetition=1, accuracy="0.8")), r"field 'accuracy' is '0\.8'"),
+    (
+        "NaN accuracy",
+        json.dumps(a_record(repetition=1, accuracy=float("nan"))),
+        r"'accuracy' is nan, not a number",
+    ),
+    (
+        "accuracy above 1",
+        json.dumps(a_record(repetition=1, accuracy=1.5)),
+        r"'accuracy' is 1\.5, not a number",
+    ),
+    ("N as a bool", json.dumps(a_record(repetition=1, N=True)), r"field 'N' is True, not of type Integral"),
+    ("another dataset", json.dumps(a_record(dataset="ionosphere")), r"'ionosphere' in the file of 'ecoli'"),
+    ("an unknown method", json.dumps(a_record(method="knn")), r"field 'method' is 'knn'"),
+]
+
+
+@pytest.mark.parametrize(("name", "line", "warning"), BAD_RECORD_LINES, ids=[c[0] for c in BAD_RECORD_LINES])
+def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_nowhere(
+    tmp_path, name, line, warning
+):
+    from experiments.tables import cell_table
+
+    store = RecordStore(tmp_path)
+    store.append_many([a_record(), a_record(method="disdf")])
+    with open(store.path("ecoli"), "a") as handle:
+        handle.write(line + "\n")
+    with pytest.warns(UserWarning, match=warning):
+        records = store.read("ecoli")
+    assert [(r["method"], r["repetition"]) for r in records] == [("gcforest", 0), ("disdf", 0)]
+    with pytest.warns(UserWarning, match=warning):
+        assert store.completed("ecoli", "c") == {
+            ("ecoli", 30, 10, "gcforest", 0),
+            ("ecoli", 30, 10, "disdf", 0),
+        }
+    cells = cell_table(
+        pd.DataFrame(records), pd.DataFrame(columns=["dataset", "N", "T", "method", "accuracy"])
+    )
+    assert list(cells["n"]) == [1, 1] and set(cells["dataset"]) == {"ecoli"}
+
+
+def test_tables_count_distinct_repetitions_and_touch_only_the_datasets_run(tmp_path, data_dir):
+    from experiments.composition import config_hash
+    from experiments.tables import write_outputs
+
+    cfg = runner_config(tmp_path, data_dir, "datasets=[ecoli]")
+    store = RecordStore(tmp_path / "out" / "raw")
+    digest = config_hash(cfg)
+    good = [
+        a_record(config_hash=digest, N=30, method=m, repetition=r)
+        for r in (0, 1)
+        for m in ("gcforest", "disdf")
+    ]
+    store.append_many(good)
+    with open(store.path("ecoli"), "a") as handle:  # a copy of every line, and a stray ionosphere record
+        handle.write("".join(json.dumps(record) + "\n" for record in good))
+        handle.write(json.dumps(a_record(config_hash=digest, dataset="ionosphere")) + "\n")
+    tables = tmp_path / "out" / "tables"
+    tables.mkdir(parents=True)
+    (tables / "ionosphere.md").write_text("another run's table")
+    with pytest.warns(UserWarning, match="duplicate record"):
+        cells = write_outputs(cfg)
+    assert set(cells["n"]) == {2} and set(cells["dataset"]) == {"ecoli"}
+    assert (tables / "ionosphere.md").read_text() == "another run's table"
+    assert "(2)" in (tables / "ecoli.md").read_text()

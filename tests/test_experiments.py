@@ -330,7 +330,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir, signa
 
 def test_an_interrupt_inside_compiled_code_counts_as_an_interrupt():
     """numba re-raises a signal handler's KeyboardInterrupt as a SystemError caused by it."""
-    from experiments.run import caused_by_interrupt
+    from experiments.interrupts import caused_by_interrupt
 
     try:
         try:
@@ -350,7 +350,7 @@ def test_a_stop_that_hangs_or_a_second_signal_exits_at_once(monkeypatch):
     import signal
     import time
 
-    from experiments import run
+    from experiments import interrupts as run
 
     exits = []
     monkeypatch.setattr(run, "_exit_now", exits.append)

@@ -50,3 +50,156 @@ def test_same_seed_same_records_and_tables_for_any_n_jobs(uninterrupted, tmp_pat
     assert records_without_timing(tmp_path / "raw") == reference
     assert table_files(tmp_path) == table_files(uninterrupted)
     assert {"ecoli.csv", "ecoli.md", "ecoli.tex", "ionosphere.csv"} <= set(table_files(tmp_path))
+
+
+# ---------------------------------------------------------------- one writer, no leftovers, disk full
+def hold_folder_in_another_process(folder):
+    """A process that holds ``folder``'s lock until killed (as a second launch would find it)."""
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from experiments.folder_lock import exclusive_folder\n"
+            f"with exclusive_folder({str(folder)!r}):\n"
+            "    print('held', flush=True)\n"
+            "    time.sleep(120)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_second_run_on_a_folder_is_refused_at_once_and_a_killed_holder_leaves_no_lock(tmp_path, data_dir):
+    import signal
+
+    from experiments.composition import compose_config
+    from experiments.folder_lock import FolderInUseError
+    from experiments.run import run_units
+
+    output = tmp_path / "out"
+    cfg = compose_config(*sweep(data_dir, 1), f"runtime.output_dir={output}", "runtime.progress=false")
+    holder = hold_folder_in_another_process(output)
+    try:
+        with pytest.raises(
+            FolderInUseError, match=rf"{output}.* another run \(.*\"pid\": {holder.pid}.*\"host\""
+        ):
+            run_units(cfg)
+        assert not (output / "raw").exists()  # refused before any work
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    # The kernel dropped the killed holder's lock: the same folder can be written again.
+    summary = run_units(
+        compose_config(
+            *sweep(data_dir, 1),
+            "protocol.repetitions=1",
+            f"runtime.output_dir={output}",
+            "runtime.progress=false",
+            "datasets=[ecoli]",
+            "protocol.Ns=[30]",
+        )
+    )
+    assert summary["units_run"] == 4
+
+
+def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_modes_match(
+    tmp_path, data_dir
+):
+    import os
+    import stat
+    import sys
+    from pathlib import Path
+
+    from experiments.composition import compose_config
+    from experiments.durable import is_leftover, remove_leftovers
+    from experiments.run import run_units
+    from experiments.tables import write_outputs
+
+    output = tmp_path / "out"
+    overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
+    cfg = compose_config(*overrides, f"runtime.output_dir={output}", "runtime.progress=false")
+    run_units(cfg)
+    write_outputs(cfg)
+    leftover = output / "tables" / ".ecoli.csv.k2j3h4l5.tmp.csv"
+    leftover.write_text((output / "tables" / "ecoli.csv").read_text())  # a kill between write and rename
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from plotting import read_cells
+
+    assert is_leftover(leftover) and len(read_cells(output)) == 4  # 1 N x 2 T x 2 methods, not twice
+    write_outputs(cfg)
+    assert not leftover.exists() and remove_leftovers(output) == []
+    mode = stat.S_IMODE(os.stat(output / "raw" / "ecoli.jsonl").st_mode)
+    for written in (output / "tables" / "ecoli.md", output / "REPORT.md"):
+        assert stat.S_IMODE(os.stat(written).st_mode) == mode
+
+
+def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_its_file(
+    tmp_path, data_dir, monkeypatch
+):
+    import errno
+    import os
+    import shutil
+
+    from experiments import durable
+    from experiments.composition import compose_config
+    from experiments.durable import DiskFullError, append_json_lines
+    from experiments.run import run_units
+
+    output = tmp_path / "out"
+    cfg = compose_config(*sweep(data_dir, 1), f"runtime.output_dir={output}", "runtime.progress=false")
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(durable.shutil, "disk_usage", lambda path: usage._replace(free=10_000))
+    with pytest.raises(
+        DiskFullError, match=rf"runtime\.output_dir='{output}' has 10,000 bytes free; .* needs at least"
+    ):
+        run_units(cfg)
+    assert not (output / "raw").exists()
+
+    def disk_full(descriptor, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(durable.os, "write", disk_full)
+    with pytest.raises(OSError, match=r"No space left on device.*ecoli\.jsonl"):
+        append_json_lines(tmp_path / "raw" / "ecoli.jsonl", [{"a": 1}])
+
+
+def test_a_run_that_logged_nothing_gets_its_runs_entry_on_the_next_run(tmp_path, data_dir):
+    from experiments.composition import compose_config
+    from experiments.durable import read_json_lines
+    from experiments.run import run_units
+
+    output = tmp_path / "out"
+    overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
+    cfg = compose_config(*overrides, f"runtime.output_dir={output}", "runtime.progress=false")
+    assert run_units(cfg)["units_run"] == 4
+    (output / "runs.jsonl").unlink()  # as if the run had been killed before it could log itself
+    assert run_units(cfg)["units_run"] == 0
+    (entry,) = read_json_lines(output / "runs.jsonl")
+    assert entry["lost_summary"] and entry["units_run"] == 4 and entry["wall_seconds"] is None
+    run_units(cfg)
+    assert len(read_json_lines(output / "runs.jsonl")) == 1  # logged once
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_while_tables_or_figures_are_written_exits_130_with_a_message(signal_name, capsys):
+    import os
+    import signal
+    import time
+
+    from experiments.interrupts import run_interruptible
+
+    def writing():
+        os.kill(os.getpid(), getattr(signal, signal_name))
+        time.sleep(5)
+
+    with pytest.raises(SystemExit) as stopped:
+        run_interruptible(writing, "the figures")
+    assert stopped.value.code == 130
+    assert "Interrupted while writing the figures" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
