@@ -13,19 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Integral, Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state, check_scalar
+from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf.fast_forest import FastForest
-from disdf.forest_specs import fit_fold_model, parse_forest_specs
+from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
+from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
 from disdf.tree_probabilities import LeafTable, weighted_sum
 from disdf.weights import PairStatistics
 
@@ -136,6 +136,13 @@ def by_forest(flat: list, n_forests: int) -> list[list]:
     return [flat[m * n_folds : (m + 1) * n_folds] for m in range(n_forests)]
 
 
+def check_float32_range(X: np.ndarray) -> None:
+    """Both engines grow trees on float32 (as scikit-learn's forests do): refuse what it cannot hold,
+    before any work, with scikit-learn's message."""
+    if X.size and np.max(np.abs(X)) > np.finfo(np.float32).max:
+        raise ValueError("Input X contains infinity or a value too large for dtype('float32').")
+
+
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
     """Accuracy of argmax of the sum of a level's M class vectors (section 4, end)."""
     return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
@@ -226,18 +233,27 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------------ checks
+    #: Every scalar parameter's type and range (disdf.parameters), checked by fit before any work.
+    _parameter_table: ClassVar[dict[str, Constraint]] = {
+        "n_trees": Integer(1),
+        "n_folds": Integer(2),
+        "max_levels": Integer(1),
+        "patience": Integer(1),
+        "tol": Float(0.0),
+        "augmentation": OneOf(AUGMENTATIONS),
+        "max_depth": Integer(1, none=True),
+        "min_samples_split": Integer(2),
+        "min_samples_leaf": Integer(1),
+        "n_jobs": Integer(none=True, forbid=(0,)),
+        "engine": OneOf(ENGINES),
+        "verbose": Integer(0),
+    }
+
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
-        check_scalar(self.n_trees, "n_trees", Integral, min_val=1)
-        check_scalar(self.n_folds, "n_folds", Integral, min_val=2)
-        check_scalar(self.max_levels, "max_levels", Integral, min_val=1)
-        check_scalar(self.patience, "patience", Integral, min_val=1)
-        check_scalar(self.tol, "tol", Real, min_val=0.0)
-        check_scalar(self.min_samples_leaf, "min_samples_leaf", Integral, min_val=1)
-        check_scalar(self.min_samples_split, "min_samples_split", Integral, min_val=2)
-        if self.max_depth is not None:
-            check_scalar(self.max_depth, "max_depth", Integral, min_val=1)
-        if self.augmentation not in AUGMENTATIONS:
-            raise ValueError(f"augmentation must be one of {AUGMENTATIONS}; got {self.augmentation!r}")
+        params = self.get_params(deep=False)
+        if isinstance(self.verbose, (bool, np.bool_)):
+            params["verbose"] = int(self.verbose)  # verbose=True is the common spelling of 1
+        check_parameters(type(self).__name__, self._parameter_table, params)
         return parse_forest_specs(self.forests, self.engine)
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -257,6 +273,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
         specs = self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=np.float64)
+        check_float32_range(X)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         n_samples = X.shape[0]
@@ -387,6 +404,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _last_class_vectors(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
+        check_float32_range(X)
         previous_vectors: list[np.ndarray] = []
         for level in self.levels_:
             features = self._level_input(X, previous_vectors)

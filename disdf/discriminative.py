@@ -6,11 +6,9 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from numbers import Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.utils import check_scalar
 from sklearn.utils.parallel import Parallel, delayed
 
 from disdf.cascade import (
@@ -21,6 +19,7 @@ from disdf.cascade import (
     out_of_fold_vectors,
 )
 from disdf.forest_specs import parse_forest_specs
+from disdf.parameters import Boolean, Constraint, Float, check_parameters
 from disdf.weights import (
     PAIR_SAMPLING_SOLVERS,
     SOLVERS,
@@ -31,6 +30,10 @@ from disdf.weights import (
     solve_weights,
     solve_weights_from_pair_draws,
 )
+
+#: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>.
+LAMBDA = Float(0.0)
+TAU = Float(0.0, low_open=True)
 
 
 class SolverFallbackWarning(UserWarning):
@@ -113,6 +116,13 @@ class DisDFClassifier(CascadeForestClassifier):
         out-of-fold accuracy of every grid point.
     """
 
+    #: DisDF's own scalar parameters (the cascade's are in CascadeForestClassifier's table).
+    _disdf_parameter_table: ClassVar[dict[str, Constraint]] = {
+        "lambda_": LAMBDA,
+        "tau": TAU,
+        "tune": Boolean(),
+    }
+
     def __init__(
         self,
         n_trees: int = 100,
@@ -163,11 +173,10 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _validate_hyperparameters(self):
         specs = super()._validate_hyperparameters()
-        check_scalar(self.lambda_, "lambda_", Real, min_val=0.0)
-        check_scalar(self.tau, "tau", Real, min_val=0.0, include_boundaries="neither")
         solvers = sorted({**SOLVERS, **PAIR_SAMPLING_SOLVERS})
-        if self.solver not in solvers:
+        if not (isinstance(self.solver, str) and self.solver in solvers):
             raise ValueError(f"Unknown solver {self.solver!r}; expected one of {solvers}")
+        check_parameters(type(self).__name__, self._disdf_parameter_table, self.get_params(deep=False))
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
             raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
         check_solver_options(self.solver, self.solver_options or {})
@@ -193,9 +202,9 @@ class DisDFClassifier(CascadeForestClassifier):
         if not isinstance(grid, Mapping) or set(grid) != {"lambda_", "tau"}:
             raise ValueError(f"tune_grid must be a dict with keys 'lambda_' and 'tau'; got {grid!r}")
         for value in grid["lambda_"]:
-            check_scalar(value, "tune_grid['lambda_'] entry", Real, min_val=0.0)
+            LAMBDA.check(type(self).__name__, "tune_grid['lambda_'] entry", value)
         for value in grid["tau"]:
-            check_scalar(value, "tune_grid['tau'] entry", Real, min_val=0.0, include_boundaries="neither")
+            TAU.check(type(self).__name__, "tune_grid['tau'] entry", value)
         if len(grid["lambda_"]) == 0 or len(grid["tau"]) == 0:
             raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]

@@ -104,3 +104,18 @@ def run_interruptible(main: Callable[[], None], what: str) -> None:
             f"Interrupted while writing {what}: each file is whole (old or new); run it again.\n"
         )
         raise SystemExit(INTERRUPTED_EXIT_STATUS) from None
+
+
+def stop_from_the_first_instant() -> None:
+    """For a command line's ``__main__``, before its heavy imports: SIGTERM stops it as Ctrl-C does,
+    and an interrupt before ``main`` runs exits 130 with one line instead of a traceback."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+    def interrupted_while_starting(kind, value, traceback):
+        if issubclass(kind, KeyboardInterrupt):
+            sys.stderr.write("Interrupted while starting: nothing was run.\n")
+            sys.stderr.flush()
+            os._exit(INTERRUPTED_EXIT_STATUS)
+        sys.__excepthook__(kind, value, traceback)
+
+    sys.excepthook = interrupted_while_starting

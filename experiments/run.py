@@ -10,6 +10,11 @@ finish; a re-run skips them, so an interrupted run continues where it stopped.
 
 from __future__ import annotations
 
+from experiments.interrupts import stop_from_the_first_instant
+
+if __name__ == "__main__":
+    stop_from_the_first_instant()  # before the imports below, which take seconds
+
 import logging
 import os
 import platform

@@ -90,6 +90,35 @@ PARAM_CASES = [
     ({"solver_options": {"momentum": 0.9}}, "solver_options"),
     ({"solver_fallback": "newton"}, "solver_fallback must be None or a solver other than"),
     ({"solver_fallback": "frank_wolfe_away"}, "solver_fallback must be None or a solver other than"),
+    # Non-finite floats, bools where ints are meant, wrong types and ranges of solver options: each
+    # refused by name before any tree grows (disdf.parameters; both engines for the cascade's).
+    ({"tol": float("nan")}, r"tol must be a finite number >= 0; got nan"),
+    ({"tol": float("inf")}, r"tol must be a finite number >= 0; got inf"),
+    ({"n_trees": True}, r"n_trees must be an int in \[1, inf\]; got True \(bool\)"),
+    ({"n_trees": np.True_}, r"n_trees must be an int"),
+    ({"max_levels": False}, r"max_levels must be an int"),
+    ({"n_jobs": 0}, r"n_jobs must not be 0"),
+    ({"n_jobs": 1.5}, r"n_jobs must be an int"),
+    ({"verbose": -1}, r"verbose must be an int in \[0, inf\]"),
+    ({"engine": "gpu"}, r"engine must be one of \['sklearn', 'fast'\]"),
+    ({"lambda_": float("nan")}, r"lambda_ must be a finite number >= 0; got nan"),
+    ({"tau": float("inf")}, r"tau must be a finite number > 0; got inf"),
+    ({"tune": "yes"}, r"tune must be True or False; got 'yes'"),
+    ({"tune": True, "tune_grid": {"lambda_": [1.0], "tau": [float("nan")]}}, r"tune_grid\['tau'\] entry"),
+    (
+        {"solver_options": {"tol": "x"}},
+        r"solver 'frank_wolfe_away': tol must be a finite number > 0; got 'x'",
+    ),
+    ({"solver_options": {"tol": -1.0}}, r"tol must be a finite number > 0; got -1"),
+    ({"solver_options": {"tol": float("nan")}}, r"tol must be a finite number > 0; got nan"),
+    ({"solver": "frank_wolfe", "solver_options": {"max_iter": -5}}, r"max_iter must be an int in \[1, inf\]"),
+    ({"solver": "frank_wolfe", "solver_options": {"gradient": "wrong"}}, r"gradient must be one of"),
+    ({"solver": "qp", "solver_options": {"time_limit": 0}}, r"time_limit must be a finite number > 0"),
+    (
+        {"solver": "stochastic_frank_wolfe", "solver_options": {"batch_size": "big"}},
+        r"batch_size must be an int in \[1, inf\]; got 'big' \(str\)",
+    ),
+    ({"solver": "stochastic_frank_wolfe", "solver_options": {"max_iter": True}}, r"max_iter must be an int"),
 ]
 
 
@@ -100,8 +129,19 @@ def test_bad_hyperparameters(params, message):
     )
     estimators = [CascadeForestClassifier, DisDFClassifier] if cascade_only else [DisDFClassifier]
     for estimator in estimators:
-        with pytest.raises((ValueError, TypeError), match=message):
-            estimator(**({"n_trees": 3} | params)).fit(X, y)
+        for engine in ("sklearn", "fast") if "engine" not in params else ("sklearn",):
+            with pytest.raises((ValueError, TypeError), match=message):
+                estimator(**({"n_trees": 3, "engine": engine} | params)).fit(X, y)
+
+
+def test_every_solver_option_table_matches_its_solver():
+    """The option tables cannot drift from the solvers: same names as their keyword arguments."""
+    import inspect
+
+    from disdf.weights import _NOT_OPTIONS, PAIR_SAMPLING_SOLVERS, SOLVER_OPTIONS, SOLVERS
+
+    for name, solver in {**SOLVERS, **PAIR_SAMPLING_SOLVERS}.items():
+        assert set(SOLVER_OPTIONS[name]) == set(inspect.signature(solver).parameters) - _NOT_OPTIONS, name
 
 
 @pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
@@ -183,6 +223,25 @@ RUNNER_CASES = [
     ("a dataset twice", ["datasets=[ecoli,ecoli]"], ValueError, r"datasets lists \['ecoli'\] more than once"),
     ("n_jobs = 0", ["runtime.n_jobs=0"], ValueError, r"runtime\.n_jobs must be a nonzero integer"),
     ("n_jobs below -cores", ["runtime.n_jobs=-1000"], ValueError, r"runtime\.n_jobs=-1000 asks for"),
+    ("tol = nan in the config", ["model.tol=nan"], ValueError, r"tol must be a finite number >= 0; got nan"),
+    (
+        "a solver option of the wrong type",
+        ["solver.options.tol=x"],
+        TypeError,
+        r"tol must be a finite number > 0",
+    ),
+    (
+        "a pair-draw option of the wrong type",
+        ["solver=stochastic_frank_wolfe", "solver.options.batch_size=big"],
+        TypeError,
+        r"batch_size must be an int in \[1, inf\]; got 'big'",
+    ),
+    (
+        "max_iter < 0",
+        ["solver=frank_wolfe", "solver.options.max_iter=-5"],
+        ValueError,
+        r"max_iter must be an int",
+    ),
     ("unknown top-level key", ["+lambda_=1"], ValueError, r"Unknown config key\(s\) \['lambda_'\]"),
     (
         "N + test size larger than the dataset",
@@ -437,3 +496,34 @@ def test_tables_count_distinct_repetitions_and_touch_only_the_datasets_run(tmp_p
     assert set(cells["n"]) == {2} and set(cells["dataset"]) == {"ecoli"}
     assert (tables / "ionosphere.md").read_text() == "another run's table"
     assert "(2)" in (tables / "ecoli.md").read_text()
+
+
+FLOAT32_CASES = [
+    ("beyond float32", 1e39, r"Input X contains infinity or a value too large for dtype\('float32'\)"),
+    ("inf", np.inf, r"Input X contains infinity"),
+    ("NaN", np.nan, r"Input X contains NaN"),
+]
+
+
+@pytest.mark.parametrize("engine", ["sklearn", "fast"])
+@pytest.mark.parametrize(("name", "value", "message"), FLOAT32_CASES, ids=[c[0] for c in FLOAT32_CASES])
+def test_both_engines_refuse_what_scikit_learn_refuses_at_fit_and_predict(engine, name, value, message):
+    with pytest.raises(ValueError, match=message):
+        CascadeForestClassifier(n_trees=3, engine=engine).fit(with_value(value), y)
+    model = CascadeForestClassifier(n_trees=3, engine=engine).fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        model.predict(with_value(value))
+
+
+@pytest.mark.parametrize("value", [1e39, np.inf, np.nan])
+def test_the_fast_forest_itself_refuses_values_float32_cannot_hold(value):
+    from disdf.fast_forest import FastForest
+    from disdf.fast_forest.forest import FastForestParams
+
+    params = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
+    forest = FastForest(params, n_trees=3, seed=0, n_classes=2)
+    with pytest.raises(ValueError, match="Input X contains"):
+        forest.fit(with_value(value), y)
+    forest.fit(X, y)
+    with pytest.raises(ValueError, match="Input X contains"):
+        forest.probabilities(with_value(value))

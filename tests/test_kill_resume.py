@@ -203,3 +203,28 @@ def test_a_signal_while_tables_or_figures_are_written_exits_130_with_a_message(s
     assert stopped.value.code == 130
     assert "Interrupted while writing the figures" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handlers restored
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.5, 2.0, 5.0])
+def test_sigterm_during_the_first_numba_compilation_exits_130_with_a_message(tmp_path, data_dir, delay):
+    """A cold numba cache (NUMBA_CACHE_DIR empty): the signal lands while the kernels compile."""
+    import os
+    import signal
+    import subprocess
+
+    from experiments.soak import ROOT, sweep_command
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba_cache")}
+    command = sweep_command(tmp_path / "out", [*sweep(data_dir, 1), "protocol.repetitions=1"])
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    import time
+
+    time.sleep(delay)
+    process.send_signal(signal.SIGTERM)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, output
+    assert "Interrupted" in output or "Stopping (SIGTERM" in output, output
+    assert "Traceback" not in output, output

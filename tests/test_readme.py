@@ -17,3 +17,47 @@ def test_readme_example_runs(capsys):
     assert [line.split(":")[0] for line in lines] == ["CascadeForestClassifier", "DisDFClassifier"]
     for line in lines:
         assert float(line.rsplit(" ", 1)[1]) > 0.9
+
+
+def readme_run_commands() -> list[list[str]]:
+    """The overrides of every `python -m experiments.run` command in the README's shell blocks."""
+    import shlex
+
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S):
+        for command in block.replace("\\\n", " ").splitlines():
+            command = command.split("#", 1)[0]
+            if "experiments.run" not in command:
+                continue
+            words = shlex.split(command)
+            commands.append(words[words.index("experiments.run") + 1 :])
+    return commands
+
+
+COMMANDS = readme_run_commands()
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=[" ".join(words) for words in COMMANDS])
+def test_every_readme_run_command_composes_and_passes_the_checks(words):
+    """What a user copies from the README is a valid command (sweeps: their first value)."""
+    from experiments.composition import compose_config
+    from experiments.guards import check_headline_folder, check_known_keys
+    from experiments.run import check_model, check_protocol
+
+    overrides = []
+    for word in words:
+        if word == "-m" or word.startswith("hydra"):
+            continue  # the launcher's own settings; composed by tests/test_cluster.py
+        key, _, value = word.partition("=")
+        if "," in value and not value.startswith("["):
+            value = value.split(",")[0]
+        overrides.append(f"{key}={value}")
+    cfg = compose_config(*overrides)
+    check_known_keys(cfg)
+    check_headline_folder(cfg)
+    check_protocol(cfg)
+    check_model(cfg)
+
+
+def test_the_readme_shows_at_least_the_commands_it_promises():
+    assert len(COMMANDS) >= 6

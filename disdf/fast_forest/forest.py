@@ -16,6 +16,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils import check_array
 
 from disdf.fast_forest import kernels
 
@@ -177,4 +178,10 @@ class FastForest:
 
 
 def _as_input(X: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(X, dtype=np.float32)
+    """X as the kernels read it, C-ordered float32; refused as scikit-learn's forests refuse it.
+
+    A finite float64 beyond the float32 maximum becomes inf here, so finiteness is
+    checked after the conversion, with scikit-learn's message.
+    """
+    with np.errstate(over="ignore"):  # the overflow is reported as the error below, not as a warning
+        return check_array(X, dtype=np.float32, order="C", input_name="X")

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from disdf.parameters import Boolean, Constraint, Float, Integer, OneOf, check_parameters
 from disdf.weights.frank_wolfe_solvers import frank_wolfe, frank_wolfe_away
 from disdf.weights.problem import PairStatistics, WeightProblem
-from disdf.weights.qp_solver import qp
+from disdf.weights.qp_solver import QP_SOLVERS, qp
 from disdf.weights.result import WeightSolution, WeightSolverError
 from disdf.weights.stochastic_frank_wolfe import stochastic_frank_wolfe
 
@@ -52,17 +52,38 @@ WARM_STARTABLE = frozenset({"frank_wolfe_away", "frank_wolfe", "stochastic_frank
 _NOT_OPTIONS = {"problem", "w0", "tree_probabilities", "y", "lambda_", "tau", "random_state"}
 
 
+#: Each solver's options and their types and ranges (checked before any work; a test keeps this
+#: table equal to the solvers' signatures).
+SOLVER_OPTIONS: dict[str, dict[str, Constraint]] = {
+    "frank_wolfe_away": {
+        "tol": Float(0.0, low_open=True),
+        "max_iter": Integer(1),
+        "newton_every": Integer(0),  # 0: no Newton steps on the support
+    },
+    "frank_wolfe": {"max_iter": Integer(1), "gradient": OneOf(("true", "printed"))},
+    "qp": {
+        "qp_solver": OneOf((*QP_SOLVERS, *(name.lower() for name in QP_SOLVERS))),
+        "time_limit": Float(0.0, low_open=True, none=True),
+        "max_iter": Integer(1, none=True),
+        "verbose": Boolean(),
+    },
+    "uniform": {},
+    "stochastic_frank_wolfe": {"batch_size": Integer(1), "max_iter": Integer(1)},
+}
+
+
 def check_solver_options(solver: str, options: Mapping[str, Any]) -> None:
-    """Raise ValueError naming any option the solver does not take."""
+    """Raise naming any option the solver does not take, or an option of the wrong type or range."""
     solvers = {**SOLVERS, **PAIR_SAMPLING_SOLVERS}
     if solver not in solvers:
         raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(solvers)}")
-    accepted = set(inspect.signature(solvers[solver]).parameters) - _NOT_OPTIONS
-    unknown = sorted(set(options) - accepted)
+    accepted = SOLVER_OPTIONS[solver]
+    unknown = sorted(set(options) - set(accepted))
     if unknown:
         raise ValueError(
             f"Invalid solver_options {unknown} for solver {solver!r}; it accepts {sorted(accepted)}"
         )
+    check_parameters(f"solver {solver!r}", accepted, options)
 
 
 def solve_weights(
