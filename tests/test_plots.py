@@ -73,3 +73,32 @@ def test_records_textconv_drops_only_the_timing_fields(tmp_path):
         check=True,
     ).stdout.splitlines()
     assert shown == ['{"accuracy": 0.8, "seed": 3}', '{"accuracy": 0.7, "seed": 4}', '{"torn": ']
+
+
+def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import compare_records
+
+    base = {
+        "dataset": "ecoli",
+        "config_hash": "c",
+        "N": 30,
+        "T": 10,
+        "method": "gcforest",
+        "repetition": 0,
+        "split_units": 1,
+        "accuracy": 0.5,
+        "n_test": 20,
+        "n_levels": 1,
+        "fit_seconds": 0.1,
+        "predict_seconds": 0.01,
+    }
+    for folder, changes in (("a", {}), ("b", {"fit_seconds": 9.0}), ("c", {"accuracy": 0.6, "new_field": 0})):
+        (tmp_path / folder / "raw").mkdir(parents=True)
+        (tmp_path / folder / "raw" / "ecoli.jsonl").write_text(json.dumps({**base, **changes}) + "\n")
+    a, b, c = (compare_records.records_by_key(tmp_path / name) for name in "abc")
+    assert compare_records.compare(a, b) == (1, {}, {})
+    shared, differing, one_sided = compare_records.compare(a, c)
+    assert (shared, dict(differing), dict(one_sided)) == (1, {"accuracy": 1}, {"new_field": 1})
