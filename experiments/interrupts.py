@@ -54,14 +54,22 @@ def stop_signals_interrupt(force_exit_after: float | None = None) -> Iterator[No
         _received.append(name)
         raise KeyboardInterrupt(name)
 
+    def quiet_about_the_stop(unraisable):
+        # The interrupt can land in a callback whose exceptions Python cannot raise (numba's ctypes
+        # cache callback during compilation): it is remembered in _received, not printed as a traceback.
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous_hook(unraisable)
+
     if not _depth:
         _received.clear()  # a new command (or test) starts with no stop asked for
     _depth.append(1)
     previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous_hook, sys.unraisablehook = sys.unraisablehook, quiet_about_the_stop
     try:
         yield
     finally:
         _depth.pop()
+        sys.unraisablehook = previous_hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
