@@ -10,6 +10,7 @@ with no cause at all), so whether a stop was asked for is also remembered
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -56,8 +57,10 @@ def stop_signals_interrupt(force_exit_after: float | None = None) -> Iterator[No
 
     def quiet_about_the_stop(unraisable):
         # The interrupt can land in a callback whose exceptions Python cannot raise (numba's ctypes
-        # cache callback during compilation): it is remembered in _received, not printed as a traceback.
-        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        # cache callback during compilation), and a compilation cut short leaves llvmlite objects whose
+        # destructors then fail: once a stop is asked for, that is noise, not news (the stop is in
+        # _received and the command exits 130 with its own message).
+        if not (_received or isinstance(unraisable.exc_value, KeyboardInterrupt)):
             previous_hook(unraisable)
 
     if not _depth:
@@ -81,6 +84,21 @@ def _exit_now(why: str) -> None:
     sys.stderr.write(
         f"\nStopping ({why}): exiting now; finished units are saved, run the same command to resume.\n"
     )
+    sys.stderr.flush()
+    os._exit(INTERRUPTED_EXIT_STATUS)
+
+
+def exit_interrupted(message: str | None = None) -> None:
+    """Log ``message``, flush every log handler and stream, and exit 130 at once.
+
+    No interpreter teardown: after a signal that interrupted numba's compiler,
+    LLVM's state can crash the process on the way out (SIGSEGV instead of 130).
+    """
+    if message:
+        logging.getLogger("experiments.run").warning(message)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    sys.stdout.flush()
     sys.stderr.flush()
     os._exit(INTERRUPTED_EXIT_STATUS)
 

@@ -47,8 +47,8 @@ from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.guards import check_headline_folder, check_known_keys, job_output_dir
 from experiments.interrupts import (
     FORCE_EXIT_AFTER_SECONDS,
-    INTERRUPTED_EXIT_STATUS,
     caused_by_interrupt,
+    exit_interrupted,
     stop_requested,
     stop_signals_interrupt,
 )
@@ -197,6 +197,8 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
                     store.append_many(records)
                     completed += len(records)
                     bar.update(len(records))
+                    if stop_requested():  # a signal whose KeyboardInterrupt numba swallowed
+                        raise KeyboardInterrupt("a stop was requested")
         except BaseException as error:  # an interrupt inside compiled code arrives wrapped (SystemError)
             if not (caused_by_interrupt(error) or stop_requested()):
                 raise
@@ -285,8 +287,8 @@ def main(cfg: DictConfig) -> None:
             with exclusive_folder(cfg.runtime.output_dir):
                 phase = "running units"
                 summary = run_units(cfg, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
-                if summary["interrupted"]:
-                    raise SystemExit(INTERRUPTED_EXIT_STATUS)  # run_units said what is saved
+                if summary["interrupted"] or stop_requested():
+                    exit_interrupted()  # run_units said what is saved
                 phase = "writing the tables and REPORT.md"
                 write_outputs(cfg)
     except SystemExit:
@@ -294,10 +296,9 @@ def main(cfg: DictConfig) -> None:
     except BaseException as error:
         if caused_by_interrupt(error) or stop_requested():
             # Units are recorded as they finish; tables and REPORT.md are replaced atomically.
-            log.warning(
+            exit_interrupted(
                 f"Interrupted while {phase}: every finished unit is recorded; run the same command again."
             )
-            raise SystemExit(INTERRUPTED_EXIT_STATUS) from None
         if phase == "checking the command" and isinstance(error, USAGE_ERRORS):
             log.error(f"Nothing was run. {type(error).__name__}: {error}")
             raise SystemExit(2) from None
