@@ -40,9 +40,10 @@ bench: install
 	$(BIN)/python scripts/bench_engine.py
 	$(BIN)/python scripts/solver_tolerance.py
 
-# Kill a sweep with SIGKILL 50 times, resuming each time: counts of units lost and duplicated (about 3 min).
+# Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
+# and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
 soak: install
-	$(BIN)/python scripts/soak_resume.py --kills 50
+	$(BIN)/python scripts/soak_resume.py --kills 50 --repetitions 50
 
 # Is engine=fast the same learner as scikit-learn's forests? Same splits under both, then a paired comparison.
 engine-equivalence: install

@@ -101,7 +101,9 @@ def main() -> None:
         "machine": f"{platform.node()} {platform.machine()}",
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
+    # Rows of earlier versions lack the newer columns: read, append, rewrite (they stay empty there).
+    earlier = pd.read_csv(args.out) if args.out.exists() else pd.DataFrame()
+    pd.concat([earlier, pd.DataFrame([row])], ignore_index=True).to_csv(args.out, index=False)
     print(f"appended to {args.out}")
     ok = report.lost == report.duplicated == 0 and report.records_identical and report.tables_identical
     ok = ok and shared.refused == 1 and shared.lines_duplicated == shared.counted_twice == copies_counted == 0
