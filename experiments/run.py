@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 import disdf
 from disdf.datasets import DATASETS, DataFileError
+from disdf.parameters import Boolean, Float, Integer, check_parameters
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.backends import BACKENDS, sweep_backend
 from experiments.composition import CONFIG_PATH, config_hash
@@ -74,6 +75,15 @@ def methods(cfg: DictConfig) -> list[str]:
     return ["gcforest", "disdf"] if cfg.model.name == "disdf" else ["gcforest"]
 
 
+#: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
+PROTOCOL_PARAMETERS = {
+    "repetitions": Integer(1),
+    "test_fraction": Float(0.0, low_open=True),
+    "seed": Integer(0),
+    "cap_test_size": Boolean(),
+}
+
+
 def check_protocol(cfg: DictConfig) -> None:
     """Refuse an impossible grid before any work: each message names the setting."""
     unknown = [name for name in run_datasets(cfg) if name not in DATASETS]
@@ -84,8 +94,6 @@ def check_protocol(cfg: DictConfig) -> None:
     if cfg.runtime.backend not in BACKENDS:
         raise ValueError(f"runtime.backend must be one of {BACKENDS}; got {cfg.runtime.backend!r}")
     protocol = cfg.protocol
-    if protocol.repetitions <= 0:
-        raise ValueError(f"protocol.repetitions must be > 0; got {protocol.repetitions}")
     for name in ("Ns", "Ts"):
         values = list(protocol[name])
         if not values or min(values) <= 0:
@@ -100,8 +108,7 @@ def check_protocol(cfg: DictConfig) -> None:
             raise ValueError(
                 f"{name} lists {repeated} more than once; got {list(values)} (each would run twice)"
             )
-    if not 0 < protocol.test_fraction:
-        raise ValueError(f"protocol.test_fraction must be > 0; got {protocol.test_fraction}")
+    check_parameters("protocol", PROTOCOL_PARAMETERS, protocol)
 
 
 def check_model(cfg: DictConfig) -> None:
