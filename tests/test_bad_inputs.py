@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from hydra.errors import ConfigCompositionException
+from records_for_tests import a_record
 from sklearn.exceptions import NotFittedError
 
 from disdf import CascadeForestClassifier, DisDFClassifier
@@ -369,20 +370,7 @@ def test_a_split_torn_mid_write_is_cut_whole(tmp_path):
 
     def split_records(repetition):
         return [
-            {
-                "dataset": "ecoli",
-                "config_hash": "c",
-                "N": 30,
-                "T": T,
-                "method": m,
-                "repetition": repetition,
-                "split_units": 4,
-                "accuracy": 0.5,
-                "n_test": 20,
-                "n_levels": 1,
-                "fit_seconds": 0.1,
-                "predict_seconds": 0.01,
-            }
+            a_record(N=30, T=T, method=m, repetition=repetition, split_units=4)
             for T in (10, 20)
             for m in ("gcforest", "disdf")
         ]
@@ -426,25 +414,6 @@ def test_the_command_line_reports_a_bad_command_in_one_line(tmp_path, data_dir, 
     assert "Nothing was run." in output and "Traceback" not in output, output
     assert len(re.findall(message, output)) >= 1, output
     assert not (tmp_path / "results" / "smoke" / "raw").exists()
-
-
-def a_record(**changes):
-    """A valid record of ecoli (the fields the tables read), with ``changes``."""
-    record = {
-        "dataset": "ecoli",
-        "config_hash": "c",
-        "N": 30,
-        "T": 10,
-        "method": "gcforest",
-        "repetition": 0,
-        "split_units": 2,
-        "accuracy": 0.5,
-        "n_test": 20,
-        "n_levels": 1,
-        "fit_seconds": 0.1,
-        "predict_seconds": 0.01,
-    }
-    return {**record, **changes}
 
 
 # (what is in the file after two valid records, the warning): each bad line is dropped, named by line.

@@ -80,21 +80,9 @@ def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path, mon
 
     monkeypatch.syspath_prepend(str(SCRIPTS))
     import compare_records
+    from records_for_tests import a_record
 
-    base = {
-        "dataset": "ecoli",
-        "config_hash": "c",
-        "N": 30,
-        "T": 10,
-        "method": "gcforest",
-        "repetition": 0,
-        "split_units": 1,
-        "accuracy": 0.5,
-        "n_test": 20,
-        "n_levels": 1,
-        "fit_seconds": 0.1,
-        "predict_seconds": 0.01,
-    }
+    base = a_record(split_units=1)
     for folder, changes in (("a", {}), ("b", {"fit_seconds": 9.0}), ("c", {"accuracy": 0.6, "new_field": 0})):
         (tmp_path / folder / "raw").mkdir(parents=True)
         (tmp_path / folder / "raw" / "ecoli.jsonl").write_text(json.dumps({**base, **changes}) + "\n")
