@@ -9,32 +9,17 @@ never leaves a partial file behind.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from disdf.datasets import DATA_DIR_ENV, MNIST_FILES, DataFileError, TableSpec, md5sum
+from disdf.atomic_files import write_bytes_atomically
+from disdf.data_files import DATA_DIR_ENV, MNIST_FILES, DataFileError, TableSpec, md5sum
 
 MNIST_MIRRORS = (
     "https://ossci-datasets.s3.amazonaws.com/mnist/",
     "https://storage.googleapis.com/cvdf-datasets/mnist/",
 )
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _unavailable(path: Path, reason: object) -> DataFileError:
@@ -55,7 +40,7 @@ def fetch_mnist_file(path: Path) -> None:
         except (urllib.error.URLError, OSError) as exc:
             errors.append(f"{mirror}: {exc}")
             continue
-        _atomic_write(path, data)
+        write_bytes_atomically(path, data)
         if md5sum(path) == expected:
             return
         path.unlink()
@@ -82,5 +67,5 @@ def fetch_uci_table(spec: TableSpec, path: Path) -> None:
             f"ucimlrepo returned {len(frame)} rows with classes {counts} for UCI id {spec.uci_id}; "
             f"expected {spec.n_rows} rows with {spec.class_counts}. Not writing {path}."
         )
-    _atomic_write(path, frame.to_csv(index=False, lineterminator="\n").encode())
+    write_bytes_atomically(path, frame.to_csv(index=False, lineterminator="\n").encode())
     path.with_name(path.name + ".md5").write_text(f"{md5sum(path)}  {path.name} (rebuilt by ucimlrepo)\n")

@@ -52,3 +52,8 @@ def result_config(cfg: DictConfig) -> dict:
 
 def config_hash(cfg: DictConfig) -> str:
     return hashlib.sha256(json.dumps(result_config(cfg), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def run_datasets(cfg: DictConfig) -> list[str]:
+    """The datasets a config runs (``datasets``, the one way to choose them)."""
+    return list(cfg.datasets)

@@ -4,20 +4,17 @@ A run may be killed at any moment (SIGKILL, a scheduler's time limit, a power
 cut). Appends go out as one ``write`` system call on an ``O_APPEND`` descriptor,
 then ``fsync``, so the only possible damage is a torn last line; the reader
 drops it with a warning and the next append cuts it first. Whole files
-(tables, reports, figures) are written to a temporary file in the same folder
-and renamed over the old one, so a reader sees either the old or the new file.
+(tables, reports, figures) are replaced in one rename by
+:mod:`disdf.atomic_files`, so a reader sees either the old or the new file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -83,63 +80,6 @@ def cut_torn_tail(path: Path) -> int:
         handle.flush()
         os.fsync(handle.fileno())
     return len(data) - keep
-
-
-#: Temporary files of an atomic rewrite: ``.<name>.<8 random characters>.tmp<suffix>`` beside the target.
-TEMPORARY_SUFFIX = ".tmp"
-_LEFTOVER = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp(\.[^.]+)?$")
-# The process's umask, read once: rewritten files get the mode a plain open() would give them.
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
-
-@contextmanager
-def replaced_atomically(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; once the block succeeds it replaces ``path`` in one rename.
-
-    The file gets the mode of a plain ``open()`` (0666 less the umask, like the
-    raw records), not mkstemp's 0600. A temporary left by a kill is removed by
-    :func:`remove_leftovers` and never matches a reader's ``*.csv``/``*.png``.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temporary = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX + path.suffix
-    )
-    os.close(descriptor)
-    try:
-        yield Path(temporary)
-        with open(temporary, "rb+") as handle:
-            os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-
-
-def is_leftover(path: Path) -> bool:
-    """Whether ``path`` is the temporary file of an atomic rewrite (never a result)."""
-    return bool(_LEFTOVER.match(path.name))
-
-
-def remove_leftovers(folder: str | os.PathLike) -> list[Path]:
-    """Delete the temporaries that killed atomic rewrites left in ``folder`` and its subfolders."""
-    folder = Path(folder)
-    removed = (
-        [path for path in folder.rglob(".*") if path.is_file() and is_leftover(path)]
-        if folder.is_dir()
-        else []
-    )
-    for path in removed:
-        path.unlink(missing_ok=True)
-    return removed
-
-
-def write_text_atomically(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` so that a reader never sees a half-written file."""
-    with replaced_atomically(path) as temporary:
-        temporary.write_text(text, encoding="utf-8")
 
 
 class UnwritableFolderError(OSError):

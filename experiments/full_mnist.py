@@ -34,8 +34,9 @@ from omegaconf import DictConfig, OmegaConf
 from scipy import stats
 
 import disdf
+from disdf.atomic_files import replaced_atomically, write_text_atomically
 from disdf.datasets import load_mnist, mnist_files
-from experiments.durable import check_writable, replaced_atomically, write_text_atomically
+from experiments.durable import check_writable
 from experiments.protocol import Unit
 from experiments.unit import make_estimator
 

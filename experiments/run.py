@@ -30,11 +30,12 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
 
 import disdf
+from disdf.atomic_files import remove_leftovers
 from disdf.datasets import DATASETS, DataFileError
 from disdf.parameters import Boolean, Float, Integer, check_parameters
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.backends import BACKENDS, sweep_backend
-from experiments.composition import CONFIG_PATH, config_hash
+from experiments.composition import CONFIG_PATH, config_hash, run_datasets
 from experiments.durable import (
     DiskFullError,
     UnwritableFolderError,
@@ -42,7 +43,6 @@ from experiments.durable import (
     check_free_space,
     check_writable,
     read_json_lines,
-    remove_leftovers,
 )
 from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.guards import check_headline_folder, check_known_keys, job_output_dir
@@ -55,6 +55,7 @@ from experiments.interrupts import (
 )
 from experiments.protocol import Unit, all_units, draw_split, load_pool, split_seed, test_size
 from experiments.records import RecordStore
+from experiments.tables import write_outputs
 from experiments.unit import make_estimator, run_split
 
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
@@ -63,10 +64,6 @@ log = logging.getLogger(__name__)
 RECORD_BYTES = 4096
 #: Room for tables, REPORT.md and runs.jsonl beside a split's records.
 OUTPUT_FILES_BYTES = 1 << 20
-
-
-def run_datasets(cfg: DictConfig) -> list[str]:
-    return list(cfg.datasets)
 
 
 def methods(cfg: DictConfig) -> list[str]:
@@ -284,8 +281,6 @@ def check_command(cfg: DictConfig) -> None:
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")
 def main(cfg: DictConfig) -> None:
-    from experiments.tables import write_outputs
-
     cfg.runtime.output_dir = job_output_dir(cfg, HydraConfig.get())
     phase = "checking the command"
     try:

@@ -18,15 +18,15 @@ import numpy as np
 import pandas as pd
 from omegaconf import DictConfig
 
+from disdf.atomic_files import remove_leftovers, write_text_atomically
 from experiments import config as _config  # noqa: F401 - registers the schema
-from experiments.composition import CONFIG_PATH, config_hash
-from experiments.durable import read_json_lines, remove_leftovers, write_text_atomically
+from experiments.composition import CONFIG_PATH, config_hash, run_datasets
+from experiments.durable import read_json_lines
 from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.full_mnist import existing_section
 from experiments.guards import check_headline_folder
 from experiments.interrupts import run_interruptible
 from experiments.records import RecordStore
-from experiments.run import run_datasets
 from experiments.stats import holm, mean_ci, paired_wilcoxon
 
 PAPER_TABLES = Path(__file__).resolve().parents[1] / "results" / "paper" / "paper_tables.csv"

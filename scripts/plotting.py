@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from experiments.durable import is_leftover, replaced_atomically
+from disdf.atomic_files import is_leftover, replaced_atomically
 from experiments.interrupts import run_interruptible
 
 METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}

@@ -116,8 +116,8 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
     import sys
     from pathlib import Path
 
+    from disdf.atomic_files import is_leftover, remove_leftovers
     from experiments.composition import compose_config
-    from experiments.durable import is_leftover, remove_leftovers
     from experiments.run import run_units
     from experiments.tables import write_outputs
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_array
 
-from disdf.fast_forest import kernels
+import disdf.fast_forest.kernels as kernels
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
 SUPPORTED_PARAMS = (
