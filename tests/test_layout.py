@@ -49,3 +49,22 @@ def test_there_is_no_import_circle():
     for module in graph:
         visit(module, module, [module])
     assert circles == []
+
+
+def test_the_library_works_without_the_experiment_stack():
+    """`pip install disdf` needs numpy, scipy, scikit-learn, cvxpy, numba and joblib only: with the
+    experiment stack made unimportable, the library imports and fits (pandas only for the UCI tables)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "for name in ('pandas', 'ucimlrepo', 'hydra', 'omegaconf', 'matplotlib', 'tqdm', 'tabulate'):\n"
+        "    sys.modules[name] = None  # import raises ImportError\n"
+        "import numpy as np, disdf.datasets, disdf.downloads\n"
+        "from disdf import DisDFClassifier\n"
+        "X = np.random.default_rng(0).normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)\n"
+        "print(DisDFClassifier(n_trees=5, engine='fast', random_state=0).fit(X, y).n_levels_ >= 1)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout.strip() == "True", result.stderr
