@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def cells(Ts, Ns=(50,)):

@@ -18,7 +18,7 @@ from experiments.stats import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.tables import write_outputs
 from experiments.unit import TIMING_FIELDS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = {
     "table_parkinsons": ["parkinsons"],
     "table_ecoli": ["ecoli"],
