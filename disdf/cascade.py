@@ -180,7 +180,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Seeds the fold splits and every forest.
     engine : {"sklearn", "fast"}, default="sklearn"
         Who grows the trees: scikit-learn's forests (the reference) or the
-        compiled small-data engine of :mod:`disdf.fast_forest` (same split
+        compiled engine of :mod:`disdf.fast_forest` (same split
         rules, 10-100x faster on a few hundred examples; different random
         streams, so the same seed gives different trees than "sklearn").
     verbose : int, default=0
@@ -202,6 +202,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
+        *,
         n_trees: int = 100,
         forests: Sequence[str | Mapping[str, Any]] | None = None,
         n_folds: int = 3,

@@ -125,6 +125,7 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def __init__(
         self,
+        *,
         n_trees: int = 100,
         forests: Sequence[str | Mapping[str, Any]] | None = None,
         n_folds: int = 3,
@@ -308,10 +309,6 @@ class DisDFClassifier(CascadeForestClassifier):
                 SolverFallbackWarning,
                 stacklevel=3,
             )
-
-    def fit(self, X, y) -> DisDFClassifier:
-        """Grow the cascade, learning every fold model's tree weights level by level."""
-        return super().fit(X, y)
 
     def _fit(self, *args, **kwargs) -> DisDFClassifier:
         super()._fit(*args, **kwargs)

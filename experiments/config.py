@@ -106,7 +106,7 @@ class FullMnistConfig:
     n_test: Optional[int] = None  # noqa: UP045 - OmegaConf needs typing.Optional
     n_trees: int = 100
     seed: int = 0
-    #: The goal the run is reported against (issue #6): fit time and peak memory of one method.
+    #: The goal the run is reported against: fit time and peak memory of one method.
     fit_minutes_budget: float = 30.0
     memory_gb_budget: float = 8.0
 

@@ -37,12 +37,11 @@ import disdf
 from disdf.atomic_files import replaced_atomically, write_text_atomically
 from disdf.datasets import load_mnist, mnist_files
 from experiments.durable import check_writable
-from experiments.protocol import Unit
+from experiments.protocol import METHODS, Unit
 from experiments.unit import make_estimator
 
 log = logging.getLogger(__name__)
 
-METHODS = ("gcforest", "disdf")
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 CSV_NAME = "mnist_full.csv"
 SECTION_BEGIN = "<!-- mnist-full:begin (written by scripts/mnist_full.py) -->"

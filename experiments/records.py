@@ -24,6 +24,7 @@ from numbers import Integral, Real
 from pathlib import Path
 
 from experiments.durable import append_json_lines, cut_torn_tail, read_numbered_json_lines
+from experiments.protocol import METHODS
 
 #: The fields a record must have to be counted, and their types (bool is never a number here).
 RECORD_FIELDS: dict[str, type] = {
@@ -40,7 +41,6 @@ RECORD_FIELDS: dict[str, type] = {
     "predict_seconds": Real,
     "split_units": Integral,
 }
-METHODS = ("gcforest", "disdf")
 #: Lines listed by name in a warning about dropped lines; the rest are counted.
 LINES_NAMED = 10
 
@@ -140,9 +140,6 @@ class RecordStore:
     def completed(self, dataset: str, config_hash: str) -> set[tuple]:
         """Keys (dataset, N, T, method, repetition) already recorded under this config."""
         return {record_key(r)[:5] for r in self.read(dataset) if r["config_hash"] == config_hash}
-
-    def append(self, record: dict) -> None:
-        self.append_many([record])
 
     def append_many(self, records: list[dict]) -> None:
         """Append records of one dataset with a single write (a split's units land together)."""

@@ -1,4 +1,4 @@
-"""The compiled small-data forest engine (``engine="fast"``)."""
+"""The compiled forest engine (``engine="fast"``): tens to tens of thousands of examples."""
 
 from disdf.fast_forest.forest import FastForest, FastForestParams
 

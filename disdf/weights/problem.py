@@ -7,12 +7,12 @@ defines, for a pair (i, j),
     P_ij^t = ||a_it - a_jt||_2^2      (squared Euclidean, same-class pairs)
     Q_ij^t = ||a_it - a_jt||_1        (Manhattan, different-class pairs)
 
-and minimises over the unit simplex (eq. 42)
+and minimises over the unit simplex (eq. (42))
 
     J(w) = sum_t (pi_t + lambda) w_t^2 + sum_{z_ij = 1} max(0, tau - <Q_ij, w>)^2
 
 with pi_t = sum_{z_ij = 0} P_ij^t, the sum running over unordered pairs i < j
-(eq. 62 rewritten as eq. 64/70). Only pi (length T) and the different-class
+(eq. (62) rewritten as eqs. (64) and (70)). Only pi (length T) and the different-class
 rows of Q are stored; the pairs x T matrix of P is never built.
 """
 
@@ -88,7 +88,6 @@ class PairStatistics:
 
     pi: np.ndarray
     q: np.ndarray
-    n_examples: int
 
     @classmethod
     def from_tree_probabilities(cls, tree_probabilities: np.ndarray, y: np.ndarray) -> PairStatistics:
@@ -103,7 +102,6 @@ class PairStatistics:
         return cls(
             pi=same_class_pi(tree_probabilities, y),
             q=different_class_q(tree_probabilities, y),
-            n_examples=int(y.shape[0]),
         )
 
     @property
@@ -115,7 +113,6 @@ class PairStatistics:
         return PairStatistics(
             pi=self.pi[:n_trees].copy(),
             q=np.ascontiguousarray(self.q[:, :n_trees]),
-            n_examples=self.n_examples,
         )
 
     @property

@@ -25,7 +25,7 @@ class WeightSolverError(RuntimeError):
 
 @dataclass(frozen=True)
 class WeightSolution:
-    """Tree weights w on the unit simplex (eq. 42) and how they were found.
+    """Tree weights w on the unit simplex (eq. (42)) and how they were found.
 
     ``gap`` is the Frank-Wolfe duality gap at ``w`` under the true gradient,
     an upper bound on ``objective - min J``; ``relative_gap = gap / objective``.

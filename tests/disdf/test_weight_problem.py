@@ -102,7 +102,7 @@ def test_quadratic_minimizer_is_the_optimum_when_no_hinge_is_active():
 
 def test_quadratic_minimizer_with_free_trees():
     """lambda = 0 and trees with pi_t = 0: the weight goes to those trees, evenly."""
-    stats = PairStatistics(pi=np.array([0.0, 2.0, 0.0, 1.0]), q=np.zeros((0, 4)), n_examples=3)
+    stats = PairStatistics(pi=np.array([0.0, 2.0, 0.0, 1.0]), q=np.zeros((0, 4)))
     np.testing.assert_array_equal(WeightProblem(stats, 0.0, 1.0).quadratic_minimizer(), [0.5, 0, 0.5, 0])
 
 
