@@ -21,19 +21,23 @@ from disdf.cascade import (
 from disdf.forest_specs import parse_forest_specs
 from disdf.parameters import Boolean, Constraint, Float, check_parameters
 from disdf.weights import (
-    PAIR_SAMPLING_SOLVERS,
     SOLVERS,
+    SampledWeightProblem,
     WeightProblem,
     WeightSolution,
     WeightSolverError,
     check_solver_options,
+    reads_pair_statistics,
     solve_weights,
-    solve_weights_from_pair_draws,
 )
 
 #: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>.
 LAMBDA = Float(0.0)
 TAU = Float(0.0, low_open=True)
+
+
+def _sampled_problem(tree_probabilities, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
+    return SampledWeightProblem(tree_probabilities, y, lambda_, tau, random_state=random_state)
 
 
 class SolverFallbackWarning(UserWarning):
@@ -174,24 +178,25 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _validate_hyperparameters(self):
         specs = super()._validate_hyperparameters()
-        solvers = sorted({**SOLVERS, **PAIR_SAMPLING_SOLVERS})
-        if not (isinstance(self.solver, str) and self.solver in solvers):
-            raise ValueError(f"Unknown solver {self.solver!r}; expected one of {solvers}")
+        if not (isinstance(self.solver, str) and self.solver in SOLVERS):
+            raise ValueError(f"Unknown solver {self.solver!r}; expected one of {sorted(SOLVERS)}")
         check_parameters(type(self).__name__, self._disdf_parameter_table, self.get_params(deep=False))
         if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
             raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
         check_solver_options(self.solver, self.solver_options or {})
-        if self.solver_fallback is not None and not self._needs_pair_statistics():
+        if self.solver_fallback is not None and not reads_pair_statistics(self.solver):
             raise ValueError(
                 f"solver_fallback must be None with solver={self.solver!r}: it draws pairs and does not "
                 f"fail the way the exact solvers do; got solver_fallback={self.solver_fallback!r}"
             )
         if self.solver_fallback is not None and (
-            self.solver_fallback not in SOLVERS or self.solver_fallback == self.solver
+            self.solver_fallback not in SOLVERS
+            or not reads_pair_statistics(self.solver_fallback)
+            or self.solver_fallback == self.solver
         ):
             raise ValueError(
                 f"solver_fallback must be None or a solver other than solver={self.solver!r} from "
-                f"{sorted(SOLVERS)}; got {self.solver_fallback!r}"
+                f"{sorted(s for s in SOLVERS if reads_pair_statistics(s))}; got {self.solver_fallback!r}"
             )
         self._validated_grid()
         return specs
@@ -210,11 +215,7 @@ class DisDFClassifier(CascadeForestClassifier):
             raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
-    def _needs_pair_statistics(self) -> bool:
-        """Whether the solver reads pi and every Q_ij row (exact solvers) or draws pairs."""
-        return self.solver not in PAIR_SAMPLING_SOLVERS
-
-    def _solve(self, problem: WeightProblem, w0, options: dict, where: str) -> WeightSolution:
+    def _solve(self, problem, w0, options: dict, where: str) -> WeightSolution:
         """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback."""
         try:
             return solve_weights(problem, self.solver, w0=w0, **options)
@@ -228,31 +229,22 @@ class DisDFClassifier(CascadeForestClassifier):
                 ) from error
             return replace(solve_weights(problem, self.solver_fallback, w0=w0), fallback_reason=reason)
 
-    def _weight_solvers(self, fit: LevelFit, y_code: np.ndarray, places: list[str], options: dict):
-        """Per fold model (forest-major), a function solve(lambda_, tau, w0=...) -> WeightSolution."""
-        if self._needs_pair_statistics():
+    def _weight_problems(self, fit: LevelFit, y_code: np.ndarray) -> list:
+        """Per fold model (forest-major), a function (lambda_, tau) -> its weight problem.
+
+        The exact solvers read pi and every Q_ij of the fold model's held-out
+        examples; the pair-sampling ones draw pairs from the same held-out
+        probabilities, seeded by the fold model's seed.
+        """
+        if reads_pair_statistics(self.solver):
             stats = [s for forest in fit.compute_pair_statistics(y_code, self.n_jobs) for s in forest]
-            return [
-                partial(self._solve_statistics, s, options=options, where=where)
-                for s, where in zip(stats, places, strict=True)
-            ]
-        # Pair draws: from each fold model's held-out predictions, seeded by the fold model's seed.
+            return [partial(WeightProblem, s) for s in stats]
         _, forest_seeds = fit.seeds
         return [
-            partial(
-                solve_weights_from_pair_draws,
-                probabilities,
-                y_code[test],
-                solver=self.solver,
-                random_state=forest_seeds[m][k],
-                **options,
-            )
+            partial(_sampled_problem, probabilities, y_code[test], random_state=forest_seeds[m][k])
             for m, forest in enumerate(fit.held_out)
             for k, (probabilities, (_, test)) in enumerate(zip(forest, fit.folds, strict=True))
         ]
-
-    def _solve_statistics(self, stats, lambda_: float, tau: float, w0, options: dict, where: str):
-        return self._solve(WeightProblem(stats, lambda_, tau), w0, options, where)
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
@@ -264,15 +256,16 @@ class DisDFClassifier(CascadeForestClassifier):
             for k in range(n_folds)
         ]
         options = dict(self.solver_options or {})
-        solvers = self._weight_solvers(fit, y_code, places, options)
+        problems = self._weight_problems(fit, y_code)
         n_samples = len(y_code)
-        previous: list[np.ndarray | None] = [None] * len(solvers)
+        previous: list[np.ndarray | None] = [None] * len(problems)
         best = None
         grid_scores = []
         grid = self._validated_grid()
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(solve)(lambda_, tau, w0=w0) for solve, w0 in zip(solvers, previous, strict=True)
+                delayed(self._solve)(problem(lambda_, tau), w0, options, where)
+                for problem, w0, where in zip(problems, previous, places, strict=True)
             )
             self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]

@@ -19,6 +19,7 @@ from sklearn.base import clone
 
 from disdf.cascade import CascadeForestClassifier
 from disdf.discriminative import DisDFClassifier
+from disdf.weights import reads_pair_statistics
 
 #: Parameters that decide level 1's trees; they must agree across the estimators.
 LEVEL_ONE_PARAMS = (
@@ -60,7 +61,7 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
     grower = clone(estimators[0]).set_params(n_trees=max(e.n_trees for e in estimators))
     X_checked, y_code, specs, rng, tree_params = grower._prepare_fit(X, y)
     shared = grower._fit_level_trees(X_checked, y_code, specs, rng, tree_params)
-    if any(isinstance(e, DisDFClassifier) and e._needs_pair_statistics() for e in estimators):
+    if any(isinstance(e, DisDFClassifier) and reads_pair_statistics(e.solver) for e in estimators):
         shared.compute_pair_statistics(y_code, grower.n_jobs)
 
     for estimator in estimators:

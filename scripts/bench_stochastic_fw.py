@@ -29,7 +29,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights.stochastic_frank_wolfe import stochastic_frank_wolfe
+from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
 
 ROOT = Path(__file__).resolve().parents[1]
 N_TREES = 100
@@ -62,13 +62,9 @@ def main() -> None:
                         for seed in SEEDS:
                             start = time.perf_counter()
                             run = stochastic_frank_wolfe(
-                                probabilities,
-                                y,
-                                lambda_,
-                                tau,
+                                SampledWeightProblem(probabilities, y, lambda_, tau, random_state=seed),
                                 batch_size=batch_size,
                                 max_iter=max_iter,
-                                random_state=seed,
                             )
                             seconds.append(time.perf_counter() - start)
                             excess.append((problem.objective(run.w) - exact.objective) / exact.objective)

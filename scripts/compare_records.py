@@ -6,7 +6,7 @@ Pairs the records of the two output folders by (dataset, N, T, method,
 repetition, config) and prints how many keys they share and, per field, how
 many shared records differ in it, ignoring the timing fields (which differ on
 every run) and fields that only one of the two records has (a field added to
-records later). Exit status 1 if any shared record differs.
+records later). Exit status 1 if any shared record differs, or if no key is shared.
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ def main() -> None:
     print(f"{len(a)} and {len(b)} records; {shared} keys in both")
     print(f"fields on one side only (not compared): {dict(one_sided) or 'none'}")
     print(f"shared records differing, by field (timing aside): {dict(differing) or 'none'}")
-    raise SystemExit(1 if differing else 0)
+    if not shared:
+        print("no key in both: nothing was compared")
+    raise SystemExit(1 if differing or not shared else 0)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,11 @@ from disdf.weights.frank_wolfe_solvers import frank_wolfe, frank_wolfe_away
 from disdf.weights.problem import PairStatistics, WeightProblem
 from disdf.weights.qp_solver import QP_SOLVERS, qp
 from disdf.weights.result import WeightSolution, WeightSolverError
-from disdf.weights.stochastic_frank_wolfe import stochastic_frank_wolfe
+from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
 
 
-def uniform(problem: WeightProblem) -> WeightSolution:
-    """w = 1/T: the plain average of gcForest, eq. (36)."""
+def uniform(problem: WeightProblem, *, w0: np.ndarray | None = None) -> WeightSolution:
+    """w = 1/T: the plain average of gcForest, eq. (36) (``w0`` is not used)."""
     start = time.perf_counter()
     w = np.full(problem.n_trees, 1.0 / problem.n_trees)
     return WeightSolution(
@@ -31,25 +31,32 @@ def uniform(problem: WeightProblem) -> WeightSolution:
     )
 
 
+#: Every solver is ``solver(problem, *, w0=None, **options) -> WeightSolution``.
 SOLVERS: dict[str, Callable[..., WeightSolution]] = {
     "frank_wolfe_away": frank_wolfe_away,
     "frank_wolfe": frank_wolfe,
     "qp": qp,
     "uniform": uniform,
-}
-
-#: Solvers that draw different-class pairs instead of reading all of them: they take the
-#: held-out tree probabilities and labels, never a :class:`PairStatistics` (whose Q has
-#: n^2/2 rows), so they run where the exact solvers cannot hold the problem.
-PAIR_SAMPLING_SOLVERS: dict[str, Callable[..., WeightSolution]] = {
     "stochastic_frank_wolfe": stochastic_frank_wolfe,
 }
 
-# Solvers that accept a warm start ``w0``.
-WARM_STARTABLE = frozenset({"frank_wolfe_away", "frank_wolfe", "stochastic_frank_wolfe"})
+#: The problem each solver reads: the exact pair statistics (every Q_ij row, n^2/2 of them), or
+#: pair draws from the held-out probabilities, for held-out sets too large to list their pairs.
+SOLVER_PROBLEM: dict[str, type] = {
+    "frank_wolfe_away": WeightProblem,
+    "frank_wolfe": WeightProblem,
+    "qp": WeightProblem,
+    "uniform": WeightProblem,
+    "stochastic_frank_wolfe": SampledWeightProblem,
+}
 
-# Arguments a caller supplies, not options: the problem, the start, and the pair draws' seed.
-_NOT_OPTIONS = {"problem", "w0", "tree_probabilities", "y", "lambda_", "tau", "random_state"}
+# Arguments every solver takes that are not options: the problem and the start.
+_NOT_OPTIONS = {"problem", "w0"}
+
+
+def reads_pair_statistics(solver: str) -> bool:
+    """Whether ``solver`` reads the exact pair statistics (pi and every Q_ij) rather than pair draws."""
+    return SOLVER_PROBLEM[solver] is WeightProblem
 
 
 #: Each solver's options and their types and ranges (checked before any work; a test keeps this
@@ -74,9 +81,8 @@ SOLVER_OPTIONS: dict[str, dict[str, Constraint]] = {
 
 def check_solver_options(solver: str, options: Mapping[str, Any]) -> None:
     """Raise naming any option the solver does not take, or an option of the wrong type or range."""
-    solvers = {**SOLVERS, **PAIR_SAMPLING_SOLVERS}
-    if solver not in solvers:
-        raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(solvers)}")
+    if solver not in SOLVERS:
+        raise ValueError(f"Unknown weight solver {solver!r}; expected one of {sorted(SOLVERS)}")
     accepted = SOLVER_OPTIONS[solver]
     unknown = sorted(set(options) - set(accepted))
     if unknown:
@@ -87,43 +93,31 @@ def check_solver_options(solver: str, options: Mapping[str, Any]) -> None:
 
 
 def solve_weights(
-    problem: WeightProblem,
+    problem: WeightProblem | SampledWeightProblem,
     solver: str = "frank_wolfe_away",
     w0: np.ndarray | None = None,
     **options,
 ) -> WeightSolution:
     """Minimise J(w) of eq. (70)-(72) over the unit simplex with the named solver.
 
-    ``options`` are passed to the solver (``tol``, ``max_iter``, ``gradient``,
-    ``qp_solver``); ``w0`` warm-starts the solvers that support it.
+    ``problem`` is the kind the solver reads (:data:`SOLVER_PROBLEM`);
+    ``options`` are checked against :data:`SOLVER_OPTIONS`; ``w0`` warm-starts
+    the iterative solvers.
     """
     check_solver_options(solver, options)
-    if w0 is not None and solver in WARM_STARTABLE:
-        options["w0"] = w0
-    return SOLVERS[solver](problem, **options)
-
-
-def solve_weights_from_pair_draws(
-    tree_probabilities: np.ndarray,
-    y: np.ndarray,
-    lambda_: float,
-    tau: float,
-    solver: str = "stochastic_frank_wolfe",
-    w0: np.ndarray | None = None,
-    random_state: int | None = 0,
-    **options,
-) -> WeightSolution:
-    """Minimise J(w) of eq. (70)-(72) with a pair-sampling solver, from per-tree probabilities (n, T, C)."""
-    check_solver_options(solver, options)
-    return PAIR_SAMPLING_SOLVERS[solver](
-        tree_probabilities, y, lambda_, tau, w0=w0, random_state=random_state, **options
-    )
+    if not isinstance(problem, SOLVER_PROBLEM[solver]):
+        raise TypeError(
+            f"solver {solver!r} reads a {SOLVER_PROBLEM[solver].__name__}; got a {type(problem).__name__}"
+        )
+    return SOLVERS[solver](problem, w0=w0, **options)
 
 
 __all__ = [
-    "PAIR_SAMPLING_SOLVERS",
     "SOLVERS",
+    "SOLVER_OPTIONS",
+    "SOLVER_PROBLEM",
     "PairStatistics",
+    "SampledWeightProblem",
     "WeightProblem",
     "WeightSolution",
     "WeightSolverError",
@@ -131,8 +125,8 @@ __all__ = [
     "frank_wolfe",
     "frank_wolfe_away",
     "qp",
+    "reads_pair_statistics",
     "solve_weights",
-    "solve_weights_from_pair_draws",
     "stochastic_frank_wolfe",
     "uniform",
 ]

@@ -78,6 +78,14 @@ def different_class_q(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarr
     return manhattan_rows(np.ascontiguousarray(tree_probabilities, dtype=np.float64), i, j)
 
 
+def check_lambda_tau(lambda_: float, tau: float) -> None:
+    """λ of eq. (70) is finite and >= 0, τ of eq. (72) finite and > 0 (the one check of both)."""
+    if not np.isfinite(lambda_) or lambda_ < 0:
+        raise ValueError(f"lambda_ must be a finite number >= 0; got {lambda_!r}")
+    if not np.isfinite(tau) or tau <= 0:
+        raise ValueError(f"tau must be a finite number > 0; got {tau!r}")
+
+
 @dataclass(frozen=True)
 class PairStatistics:
     """What the objective needs from one forest's held-out predictions.
@@ -129,10 +137,7 @@ class WeightProblem:
     tau: float
 
     def __post_init__(self) -> None:
-        if not np.isfinite(self.lambda_) or self.lambda_ < 0:
-            raise ValueError(f"lambda_ must be a finite number >= 0; got {self.lambda_!r}")
-        if not np.isfinite(self.tau) or self.tau <= 0:
-            raise ValueError(f"tau must be a finite number > 0; got {self.tau!r}")
+        check_lambda_tau(self.lambda_, self.tau)
 
     @property
     def n_trees(self) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 import warnings
 
+import numpy as np
+
 from disdf.weights.problem import WeightProblem
 from disdf.weights.result import WeightSolution, WeightSolverError, project_to_simplex_support
 
@@ -23,8 +25,9 @@ def qp(
     time_limit: float | None = None,
     max_iter: int | None = None,
     verbose: bool = False,
+    w0: np.ndarray | None = None,
 ) -> WeightSolution:
-    """Solve eq. (70)-(72) exactly.
+    """Solve eq. (70)-(72) exactly (from scratch: a start ``w0`` is accepted and not used).
 
     ``time_limit`` (seconds) and ``max_iter`` cap the solver; reaching either
     ends in status ``"user_limit"``, which is an error like any non-optimal status.

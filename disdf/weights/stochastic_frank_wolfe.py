@@ -21,11 +21,12 @@ is gamma_k = 2 / (k + 8).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
 from disdf.weights.pair_kernels import manhattan_rows
-from disdf.weights.problem import quadratic_minimizer, same_class_pi
+from disdf.weights.problem import check_lambda_tau, quadratic_minimizer, same_class_pi
 from disdf.weights.result import WeightSolution
 
 
@@ -88,15 +89,35 @@ def sampled_hinge(
     return -2.0 * scale * (slack @ q), scale * float(slack @ slack)
 
 
+@dataclass(frozen=True)
+class SampledWeightProblem:
+    """J(w) of eq. (70)-(72) for one forest, read through pair draws instead of every Q_ij row.
+
+    ``tree_probabilities`` (n, T, C) are the trees' class probabilities of the
+    held-out examples, ``y`` their labels; ``random_state`` seeds the draws.
+    The problem of the pair-sampling solvers, as :class:`WeightProblem` is
+    the exact solvers'.
+    """
+
+    tree_probabilities: np.ndarray
+    y: np.ndarray
+    lambda_: float
+    tau: float
+    random_state: int | np.random.Generator | None = 0
+
+    def __post_init__(self) -> None:
+        check_lambda_tau(self.lambda_, self.tau)
+
+    @property
+    def n_trees(self) -> int:
+        return int(np.shape(self.tree_probabilities)[1])
+
+
 def stochastic_frank_wolfe(
-    tree_probabilities: np.ndarray,
-    y: np.ndarray,
-    lambda_: float = 1.0,
-    tau: float = 1.0,
+    problem: SampledWeightProblem,
     *,
     batch_size: int = 1024,
     max_iter: int = 500,
-    random_state: int | np.random.Generator | None = 0,
     w0: np.ndarray | None = None,
 ) -> WeightSolution:
     """Minimise J(w) of eq. (70)-(72) over the simplex from sampled different-class pairs.
@@ -107,22 +128,16 @@ def stochastic_frank_wolfe(
 
     Parameters
     ----------
-    tree_probabilities : array (n, T, C)
-        The trees' class probabilities for the held-out examples.
-    y : array (n,)
-    lambda_, tau : as in :class:`~disdf.weights.WeightProblem`.
+    problem : the held-out probabilities, labels, λ, τ and the seed of the draws.
     batch_size : pairs per iteration, B.
     max_iter : iterations K.
-    random_state : seed of the pair draws.
     w0 : start; default the closed-form minimiser of the quadratic term.
     """
     start = time.perf_counter()
-    if not np.isfinite(lambda_) or lambda_ < 0:
-        raise ValueError(f"lambda_ must be a finite number >= 0; got {lambda_!r}")
-    if not np.isfinite(tau) or tau <= 0:
-        raise ValueError(f"tau must be a finite number > 0; got {tau!r}")
     if batch_size < 1 or max_iter < 1:
         raise ValueError(f"batch_size and max_iter must be >= 1; got {batch_size}, {max_iter}")
+    tree_probabilities, y, lambda_, tau = problem.tree_probabilities, problem.y, problem.lambda_, problem.tau
+    random_state = problem.random_state
     rng = np.random.default_rng(random_state)
     sampler = PairSampler(tree_probabilities, y)
     quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y)) + lambda_

@@ -5,7 +5,12 @@ import pytest
 from scipy import stats
 
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights.stochastic_frank_wolfe import PairSampler, sampled_hinge, stochastic_frank_wolfe
+from disdf.weights.stochastic_frank_wolfe import (
+    PairSampler,
+    SampledWeightProblem,
+    sampled_hinge,
+    stochastic_frank_wolfe,
+)
 from disdf.weights.synthetic import random_tree_probabilities
 
 
@@ -46,7 +51,9 @@ def test_the_objective_gap_to_the_exact_optimum_is_small_and_shrinks(n_classes, 
     def mean_excess(max_iter):
         runs = [
             stochastic_frank_wolfe(
-                probabilities, y, 1.0, tau, batch_size=256, max_iter=max_iter, random_state=s
+                SampledWeightProblem(probabilities, y, 1.0, tau, random_state=s),
+                batch_size=256,
+                max_iter=max_iter,
             )
             for s in range(3)
         ]
@@ -64,7 +71,9 @@ def test_pairs_are_never_enumerated(monkeypatch):
 
     monkeypatch.setattr(problem_module, "different_class_q", lambda *a: pytest.fail("enumerated every pair"))
     probabilities, y = random_tree_probabilities(100_000, 4, 2, seed=6)
-    solution = stochastic_frank_wolfe(probabilities, y, batch_size=256, max_iter=30)
+    solution = stochastic_frank_wolfe(
+        SampledWeightProblem(probabilities, y, 1.0, 1.0), batch_size=256, max_iter=30
+    )
     assert PairSampler(probabilities, y).n_pairs > 2e9
     assert np.all(solution.w >= 0) and solution.w.sum() == pytest.approx(1.0)
     assert np.isfinite(solution.objective) and solution.status == "max_iter"
@@ -73,7 +82,7 @@ def test_pairs_are_never_enumerated(monkeypatch):
 def test_one_class_has_no_pairs_and_gives_the_quadratic_minimizer():
     probabilities, _ = random_tree_probabilities(20, 5, 2, seed=7)
     y = np.zeros(20, dtype=int)
-    solution = stochastic_frank_wolfe(probabilities, y, 1.0, 1.0)
+    solution = stochastic_frank_wolfe(SampledWeightProblem(probabilities, y, 1.0, 1.0))
     expected = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), 1.0, 1.0)
     np.testing.assert_allclose(solution.w, expected.quadratic_minimizer())
     assert solution.status == "no_pairs"
@@ -85,8 +94,21 @@ def test_one_class_has_no_pairs_and_gives_the_quadratic_minimizer():
 )
 def test_bad_parameters_are_refused(kwargs, message):
     probabilities, y = random_tree_probabilities(10, 3, 2)
+    problem_args = {"lambda_": 1.0, "tau": 1.0} | {k: v for k, v in kwargs.items() if k in ("lambda_", "tau")}
+    options = {k: v for k, v in kwargs.items() if k not in problem_args}
     with pytest.raises(ValueError, match=message):
-        stochastic_frank_wolfe(probabilities, y, **kwargs)
+        stochastic_frank_wolfe(SampledWeightProblem(probabilities, y, **problem_args), **options)
+
+
+def test_a_solver_is_given_the_problem_it_reads():
+    probabilities, y = random_tree_probabilities(10, 3, 2)
+    sampled = SampledWeightProblem(probabilities, y, 1.0, 1.0)
+    exact = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), 1.0, 1.0)
+    with pytest.raises(TypeError, match="solver 'qp' reads a WeightProblem; got a SampledWeightProblem"):
+        solve_weights(sampled, "qp")
+    with pytest.raises(TypeError, match="reads a SampledWeightProblem; got a WeightProblem"):
+        solve_weights(exact, "stochastic_frank_wolfe")
+    assert solve_weights(sampled, "stochastic_frank_wolfe", max_iter=5).w.shape == (3,)
 
 
 # ------------------------------------------------------------ inside DisDF
