@@ -23,10 +23,10 @@ from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.composition import CONFIG_PATH, config_hash, run_datasets
 from experiments.durable import read_json_lines
 from experiments.folder_lock import FolderInUseError, exclusive_folder
-from experiments.full_mnist import existing_section
 from experiments.guards import check_headline_folder
 from experiments.interrupts import run_interruptible
 from experiments.records import RecordStore
+from experiments.report import put_section
 from experiments.stats import holm, mean_ci, paired_wilcoxon
 
 PAPER_TABLES = Path(__file__).resolve().parents[1] / "results" / "paper" / "paper_tables.csv"
@@ -313,10 +313,7 @@ def write_report(
     ]
     for dataset in sorted(cells["dataset"].unique()):
         lines += [f"### {dataset}", "", layout(cells[cells["dataset"] == dataset]).to_markdown(), ""]
-    full_mnist = existing_section(output_dir)  # scripts/mnist_full.py's results, kept on regeneration
-    if full_mnist is not None:
-        lines += [full_mnist, ""]
-    write_text_atomically(output_dir / "REPORT.md", "\n".join(lines))
+    put_section(output_dir, "protocol", "\n".join(lines))
 
 
 def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:

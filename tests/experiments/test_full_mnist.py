@@ -1,19 +1,14 @@
 """scripts/mnist_full.py on a slice of MNIST: the CSV, the REPORT section, the checks (issue #6)."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from experiments.composition import compose_config
 from experiments.full_mnist import (
-    SECTION_BEGIN,
-    SECTION_END,
     check_settings,
     mcnemar,
     run_full_mnist,
-    update_report,
 )
 
 
@@ -54,19 +49,20 @@ def test_mcnemar_counts_the_images_only_one_method_gets_right():
     assert mcnemar({"gcforest": gcforest, "disdf": lopsided}, y)["mcnemar_p"] < 1e-8
 
 
-def test_the_report_section_is_replaced_not_repeated(tmp_path):
-    report = tmp_path / "REPORT.md"
-    report.write_text("# Reproduction report\n\nEarlier text.\n")
-    update_report(report, f"{SECTION_BEGIN}\nfirst\n{SECTION_END}")
-    update_report(report, f"{SECTION_BEGIN}\nsecond\n{SECTION_END}")
-    text = report.read_text()
-    assert text.count(SECTION_BEGIN) == 1 and "second" in text and "first" not in text
-    assert text.startswith("# Reproduction report\n\nEarlier text.\n")
+def test_report_md_is_its_sections_in_order_and_a_section_is_replaced_not_repeated(tmp_path):
+    from experiments.report import put_section
+
+    put_section(tmp_path, "mnist_full", "## MNIST\nfirst")
+    put_section(tmp_path, "protocol", "# Reproduction report\nthe tables")
+    put_section(tmp_path, "mnist_full", "## MNIST\nsecond")
+    text = (tmp_path / "REPORT.md").read_text()
+    assert text == "# Reproduction report\nthe tables\n\n## MNIST\nsecond\n"
+    with pytest.raises(ValueError, match=r"Unknown REPORT\.md section 'appendix'"):
+        put_section(tmp_path, "appendix", "text")
 
 
 def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path):
     report = tmp_path / "REPORT.md"
-    report.write_text("# Reproduction report\n")
     cfg = make_config(
         "full_mnist.n_train=400",
         "full_mnist.n_test=150",
@@ -96,15 +92,15 @@ def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path):
         == disdf["test_correct"] - gcforest["test_correct"]
     )
     text = report.read_text()
-    assert text.startswith("# Reproduction report\n") and text.count(SECTION_BEGIN) == 1
+    assert text.startswith("## DisDF on the full MNIST training set\n")
     assert "400 training images, test accuracy on 150 test images" in text
     assert f"| DisDF    |        {disdf['n_levels']} |" in text
 
 
-def test_regenerating_the_tables_report_keeps_the_section(tmp_path):
-    from experiments.full_mnist import existing_section
+def test_regenerating_the_tables_keeps_the_mnist_section(tmp_path):
+    from experiments.full_mnist import report_section
+    from experiments.report import put_section
 
-    assert existing_section(Path(tmp_path)) is None
     row = {
         "method": ["gcforest"],
         "n_levels": [2],
@@ -134,7 +130,9 @@ def test_regenerating_the_tables_report_keeps_the_section(tmp_path):
         "fit_minutes_budget": [30.0],
         "memory_gb_budget": [8.0],
     }
-    pd.DataFrame(row).to_csv(tmp_path / "mnist_full.csv", index=False)
-    section = existing_section(Path(tmp_path))
-    assert section.startswith(SECTION_BEGIN) and section.endswith(SECTION_END)
+    section = report_section(pd.DataFrame(row))
     assert "gcF: NOT met (1.0 min, 9.00 GiB)" in section
+    put_section(tmp_path, "mnist_full", section)
+    put_section(tmp_path, "protocol", "# Reproduction report\nregenerated tables")
+    text = (tmp_path / "REPORT.md").read_text()
+    assert text.startswith("# Reproduction report\nregenerated tables") and text.count(section) == 1
