@@ -6,13 +6,15 @@ training examples feed the next level, eq. (40), and a new example's class
 vector is the mean of the K fold models' vectors (no refit on all data).
 A forest's class vector is a weighted sum of its trees' class-probability
 vectors, eq. (41); gcForest uses w = 1/T, eq. (36). DisDF
-(:class:`disdf.DisDFClassifier`) learns w.
+(:class:`disdf.DisDFClassifier`) learns w. A forest with its K fold models is
+one :class:`~disdf.forest_fit.ForestFit`; a level is a list of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,78 +25,34 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from disdf.fast_forest import FastForest
+from disdf.forest_fit import FoldModel, ForestFit, LevelFit, fold_model_vectors
 from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
 from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
-from disdf.tree_probabilities import LeafTable, weighted_sum
-from disdf.weights import PairStatistics
 
 AUGMENTATIONS = ("cumulative", "previous")
 _SEED_HIGH = np.iinfo(np.int32).max
-#: A fold model: per-tree class probabilities of a fitted forest, either engine.
-FoldModel = LeafTable | FastForest
-
-
-@dataclass
-class LevelFit:
-    """What fitting one level's trees yields, before its weights are known."""
-
-    folds: list[tuple[np.ndarray, np.ndarray]]
-    tables: list[list[FoldModel]]  # [forest][fold]
-    held_out: list[list[np.ndarray]]  # [forest][fold] -> (n_held_out, T, C)
-    seeds: tuple[int, tuple[tuple[int, ...], ...]]  # (split seed, forest seeds [forest][fold])
-    pair_statistics: list[list[PairStatistics]] | None = None  # [forest][fold], filled by DisDF
-
-    @property
-    def n_trees(self) -> int:
-        return self.held_out[0][0].shape[1]
-
-    def first(self, n_trees: int) -> LevelFit:
-        """The same level restricted to every forest's first ``n_trees`` trees.
-
-        Exact: a forest's first T trees are the T-tree forest with the same seed.
-        """
-        if n_trees == self.n_trees:
-            return self
-        stats = self.pair_statistics
-        return LevelFit(
-            folds=self.folds,
-            tables=[[table.first(n_trees) for table in forest] for forest in self.tables],
-            held_out=[[np.ascontiguousarray(p[:, :n_trees]) for p in forest] for forest in self.held_out],
-            seeds=self.seeds,
-            pair_statistics=None if stats is None else [[s.first(n_trees) for s in f] for f in stats],
-        )
-
-    def compute_pair_statistics(self, y_code: np.ndarray, n_jobs: int | None) -> list[list[PairStatistics]]:
-        """pi and Q of every fold model's held-out examples (computed once, then cached)."""
-        if self.pair_statistics is None:
-            stats = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(PairStatistics.from_tree_probabilities)(probabilities, y_code[test])
-                for forest in self.held_out
-                for probabilities, (_, test) in zip(forest, self.folds, strict=True)
-            )
-            self.pair_statistics = by_forest(stats, len(self.held_out))
-        return self.pair_statistics
 
 
 @dataclass
 class CascadeLevel:
-    """A fitted level: K fold models per forest and their tree weights."""
+    """A fitted level: its M forests (each with K fold models and their tree weights)."""
 
-    tables: list[list[FoldModel]]  # [forest][fold]
-    weights: list[list[np.ndarray]]  # [forest][fold] -> (T,)
+    forests: list[ForestFit]
     info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def weights(self) -> list[list[np.ndarray]]:
+        """[forest][fold] -> (T,) tree weights."""
+        return [forest.weights for forest in self.forests]
 
     def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
         """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
 
         A forest's vector is the mean over its K fold models of eq. (41).
         """
-        jobs = [(m, k) for m in range(len(self.tables)) for k in range(len(self.tables[m]))]
-        vectors = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(self.tables[m][k].weighted_probabilities)(features, self.weights[m][k]) for m, k in jobs
-        )
-        return np.hstack([np.mean(folds, axis=0) for folds in by_forest(vectors, len(self.tables))])
+        vectors = fold_model_vectors(self.forests, features, n_jobs)
+        bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
+        return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])
 
 
 def _fit_fold_model(
@@ -112,28 +70,6 @@ def _fit_fold_model(
         kind, params, engine, features[train], y[train], random_state=seed, **forest_options
     )
     return table, table.probabilities(features[test])
-
-
-def out_of_fold_vectors(
-    held_out: list[np.ndarray], weights: list[np.ndarray], folds: list[tuple[np.ndarray, np.ndarray]], n: int
-) -> np.ndarray:
-    """One forest's out-of-fold class vectors of the n training examples, eq. (41)."""
-    n_classes = held_out[0].shape[2]
-    vectors = np.empty((n, n_classes))
-    for (_, test), probabilities, w in zip(folds, held_out, weights, strict=True):
-        vectors[test] = weighted_sum(probabilities, w)
-    return vectors
-
-
-def _seed_key(split_seed: int, forest_seeds: np.ndarray) -> tuple[int, tuple[tuple[int, ...], ...]]:
-    """A level's seeds as a comparable value: (split seed, forest seeds [forest][fold])."""
-    return split_seed, tuple(map(tuple, forest_seeds.tolist()))
-
-
-def by_forest(flat: list, n_forests: int) -> list[list]:
-    """Regroup a forest-major flat list of per-(forest, fold) items as [forest][fold]."""
-    n_folds = len(flat) // n_forests
-    return [flat[m * n_folds : (m + 1) * n_folds] for m in range(n_forests)]
 
 
 def check_float32_range(X: np.ndarray) -> None:
@@ -266,9 +202,36 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return tags
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X, y) -> CascadeForestClassifier:
-        """Grow the cascade level by level until the out-of-fold accuracy stops improving."""
-        return self._fit(*self._prepare_fit(X, y))
+    def fit(self, X, y, first_level: LevelFit | None = None) -> CascadeForestClassifier:
+        """Grow the cascade level by level until the out-of-fold accuracy stops improving.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        first_level : LevelFit, default=None
+            A level 1 grown by :meth:`grow_first_level` of an estimator that
+            agrees with this one on the parameters that decide level 1 (see
+            :data:`disdf.shared_fit.LEVEL_ONE_PARAMS`) and has at least as many
+            trees. Its first ``n_trees`` trees are used instead of growing
+            level 1 again; the result is exactly that of ``fit(X, y)``.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(*self._prepare_fit(X, y), first_level=first_level)
+
+    def grow_first_level(self, X, y) -> LevelFit:
+        """Grow level 1's fold models as :meth:`fit` would, before any weights: to share.
+
+        Several estimators that differ only in ``n_trees``, the method or what
+        decides later levels grow the same level 1 from the same seeds; grow it
+        once at the largest ``n_trees`` and pass it to each one's ``fit``
+        (:func:`disdf.shared_fit.fit_sharing_first_level` does both).
+        """
+        X, y_code, specs, rng, tree_params = self._prepare_fit(X, y)
+        return self._fit_level_trees(X, y_code, specs, rng, tree_params)
 
     def _prepare_fit(self, X, y):
         """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
@@ -307,18 +270,15 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 fit = self._take_first_level(first_level, specs, rng)
             else:
                 fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
-            weights, info = self._level_weights(fit, y_code, level_index)
-            oof = [
-                out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
-                for m in range(len(specs))
-            ]
+            forests, info = self._level_weights(fit, y_code, level_index)
+            oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
             score = level_accuracy(oof, y_code)
             scores.append(score)
-            levels.append(CascadeLevel(tables=fit.tables, weights=weights, info=info))
+            levels.append(CascadeLevel(forests=[forest.fitted() for forest in forests], info=info))
             previous_vectors.append(np.hstack(oof))
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
-            del fit, oof, features
+            del fit, forests, oof, features
             if self.verbose:
                 print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
             if score > best + self.tol:
@@ -374,18 +334,22 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             for m, (kind, params) in enumerate(specs)
             for k, (train, test) in enumerate(folds)
         )
-        tables, held_out = zip(*results, strict=True)
-        return LevelFit(
-            folds=folds,
-            tables=by_forest(list(tables), len(specs)),
-            held_out=by_forest(list(held_out), len(specs)),
-            seeds=_seed_key(split_seed, forest_seeds),
-        )
+        n_folds = len(folds)
+        forests = [
+            ForestFit(
+                kind=kind,
+                models=[model for model, _ in results[m * n_folds : (m + 1) * n_folds]],
+                held_out=[held_out for _, held_out in results[m * n_folds : (m + 1) * n_folds]],
+                seeds=tuple(int(seed) for seed in forest_seeds[m]),
+            )
+            for m, (kind, _) in enumerate(specs)
+        ]
+        return LevelFit(folds=folds, split_seed=split_seed, forests=forests, y_code=y_code)
 
     def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        if shared.seeds != _seed_key(split_seed, forest_seeds):
+        if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
             raise ValueError("the shared first level was grown with other seeds than this estimator's")
         if shared.n_trees < self.n_trees:
             raise ValueError(
@@ -394,12 +358,12 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return shared.first(self.n_trees)
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
-        """Tree weights of every fold model: 1/T for gcForest, eq. (36)."""
-        weights = [
-            [np.full(probabilities.shape[1], 1.0 / probabilities.shape[1]) for probabilities in forest]
-            for forest in fit.held_out
+        """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""
+        forests = [
+            forest.with_weights([np.full(p.shape[1], 1.0 / p.shape[1]) for p in forest.held_out])
+            for forest in fit.forests
         ]
-        return weights, {}
+        return forests, {}
 
     # ----------------------------------------------------------------- predict
     def _last_class_vectors(self, X) -> np.ndarray:

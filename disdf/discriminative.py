@@ -11,14 +11,8 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.utils.parallel import Parallel, delayed
 
-from disdf.cascade import (
-    CascadeForestClassifier,
-    LevelFit,
-    by_forest,
-    level_accuracy,
-    out_of_fold_vectors,
-)
-from disdf.forest_specs import parse_forest_specs
+from disdf.cascade import CascadeForestClassifier, level_accuracy
+from disdf.forest_fit import LevelFit
 from disdf.parameters import Boolean, Constraint, Float, check_parameters
 from disdf.weights import (
     SOLVERS,
@@ -237,22 +231,20 @@ class DisDFClassifier(CascadeForestClassifier):
         probabilities, seeded by the fold model's seed.
         """
         if reads_pair_statistics(self.solver):
-            stats = [s for forest in fit.compute_pair_statistics(y_code, self.n_jobs) for s in forest]
-            return [partial(WeightProblem, s) for s in stats]
-        _, forest_seeds = fit.seeds
+            fit.compute_pair_statistics(self.n_jobs)
+            return [partial(WeightProblem, s) for forest in fit.forests for s in forest.pair_statistics]
         return [
-            partial(_sampled_problem, probabilities, y_code[test], random_state=forest_seeds[m][k])
-            for m, forest in enumerate(fit.held_out)
-            for k, (probabilities, (_, test)) in enumerate(zip(forest, fit.folds, strict=True))
+            partial(_sampled_problem, probabilities, y_code[test], random_state=seed)
+            for forest in fit.forests
+            for probabilities, (_, test), seed in zip(forest.held_out, fit.folds, forest.seeds, strict=True)
         ]
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
-        """Algorithm 4, inner loop: solve eq. (70)-(72) for every forest and fold model."""
+        """Solve eq. (70)-(72) for every fold model of every forest: the level's forests with weights."""
         n_folds = len(fit.folds)
-        kinds = [kind for kind, _ in parse_forest_specs(self.forests, self.engine)]
         places = [
-            f"level {level_index + 1}, forest {m + 1} ({kinds[m]}), fold {k + 1} of {n_folds}"
-            for m in range(len(fit.held_out))
+            f"level {level_index + 1}, forest {m + 1} ({forest.kind}), fold {k + 1} of {n_folds}"
+            for m, forest in enumerate(fit.forests)
             for k in range(n_folds)
         ]
         options = dict(self.solver_options or {})
@@ -269,27 +261,29 @@ class DisDFClassifier(CascadeForestClassifier):
             )
             self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]
-            weights = by_forest([s.w for s in solutions], len(fit.held_out))
-            if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
-                best = (None, lambda_, tau, weights, solutions)
-                break
-            oof = [
-                out_of_fold_vectors(fit.held_out[m], weights[m], fit.folds, n_samples)
-                for m in range(len(fit.held_out))
+            forests = [
+                forest.with_weights([s.w for s in solutions[m * n_folds : (m + 1) * n_folds]])
+                for m, forest in enumerate(fit.forests)
             ]
+            if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
+                best = (None, lambda_, tau, forests, solutions)
+                break
+            oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
             total = np.sum(oof, axis=0)
             accuracy = level_accuracy(oof, y_code)
             true_class_probability = float(np.mean(total[np.arange(n_samples), y_code])) / len(oof)
             key = (accuracy, true_class_probability)
             grid_scores.append({"lambda_": lambda_, "tau": tau, "accuracy": accuracy})
             if best is None or key > best[0]:
-                best = (key, lambda_, tau, weights, solutions)
-        _, lambda_, tau, weights, solutions = best
-        diagnostics = by_forest([s.diagnostics() for s in solutions], len(fit.held_out))
+                best = (key, lambda_, tau, forests, solutions)
+        _, lambda_, tau, forests, solutions = best
+        diagnostics = [
+            [s.diagnostics() for s in solutions[m * n_folds : (m + 1) * n_folds]] for m in range(len(forests))
+        ]
         info = {"lambda_": lambda_, "tau": tau, "diagnostics": diagnostics}
         if self.tune:
             info["grid"] = grid_scores
-        return weights, info
+        return forests, info
 
     def _warn_fallbacks(self, solutions: list[WeightSolution], level_index: int) -> None:
         """One warning per level and grid point, not one per weight problem."""

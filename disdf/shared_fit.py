@@ -59,12 +59,9 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
             )
 
     grower = clone(estimators[0]).set_params(n_trees=max(e.n_trees for e in estimators))
-    X_checked, y_code, specs, rng, tree_params = grower._prepare_fit(X, y)
-    shared = grower._fit_level_trees(X_checked, y_code, specs, rng, tree_params)
+    shared = grower.grow_first_level(X, y)
     if any(isinstance(e, DisDFClassifier) and reads_pair_statistics(e.solver) for e in estimators):
-        shared.compute_pair_statistics(y_code, grower.n_jobs)
-
+        shared.compute_pair_statistics(grower.n_jobs)  # once, for every DisDF's first T trees
     for estimator in estimators:
-        X_checked, y_code, specs, rng, tree_params = estimator._prepare_fit(X, y)
-        estimator._fit(X_checked, y_code, specs, rng, tree_params, first_level=shared)
+        estimator.fit(X, y, first_level=shared)
     return list(estimators)

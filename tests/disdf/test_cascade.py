@@ -55,9 +55,9 @@ def test_new_example_vector_is_the_mean_of_the_fold_models(three_class_data):
     X, y = three_class_data
     model = CascadeForestClassifier(**SMALL, max_levels=1).fit(X, y)
     level = model.levels_[0]
-    first_forest = np.mean([table.probabilities(X).mean(axis=1) for table in level.tables[0]], axis=0)
+    first_forest = np.mean([table.probabilities(X).mean(axis=1) for table in level.forests[0].models], axis=0)
     np.testing.assert_allclose(model.transform(X)[:, :3], first_forest, atol=1e-12)
-    assert len(level.tables[0]) == 3  # K = 3 fold models, no refit on all data
+    assert len(level.forests[0].models) == 3  # K = 3 fold models, no refit on all data
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_augmentation(three_class_data, augmentation, extra_levels, monkeypatch)
     monkeypatch.setattr(disdf.cascade, "level_accuracy", lambda vectors, y: next(script))
     model = CascadeForestClassifier(n_trees=3, max_levels=3, augmentation=augmentation, random_state=0)
     model.fit(X, y)
-    third = model.levels_[2].tables[0][0].forest
+    third = model.levels_[2].forests[0].models[0].forest
     assert third.n_features_in_ == X.shape[1] + extra_levels * 4 * 3
 
 
@@ -107,7 +107,7 @@ def test_rare_class_missing_from_fold_models():
     with pytest.warns(UserWarning, match="least populated class"):
         model = DisDFClassifier(n_trees=6, random_state=0).fit(X, y)
     assert model.predict_proba(X).shape == (40, 3)
-    blind = [t for t in model.levels_[0].tables[0] if 2 not in t.forest.classes_]
+    blind = [t for t in model.levels_[0].forests[0].models if 2 not in t.forest.classes_]
     assert blind, "expected a fold model that never saw class 2"
     assert np.all(blind[0].probabilities(X)[:, :, 2] == 0)
 

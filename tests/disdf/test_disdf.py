@@ -42,7 +42,7 @@ def test_weights_are_fit_on_the_held_out_examples(three_class_data):
     split_seed = rng.randint(np.iinfo(np.int32).max)
     folds = list(StratifiedKFold(3, shuffle=True, random_state=split_seed).split(X, y))
     for k, (_, test) in enumerate(folds):
-        table = model.levels_[0].tables[1][k]
+        table = model.levels_[0].forests[1].models[k]
         assert table.forest.n_features_in_ == X.shape[1]
         stats = PairStatistics.from_tree_probabilities(table.probabilities(X[test]), y[test])
         expected = solve_weights(WeightProblem(stats, 0.5, 1.2), "qp")

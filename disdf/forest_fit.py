@@ -1,0 +1,127 @@
+"""One forest of a cascade level, with its K fold models: the fold wrapper (DF21's idea).
+
+A level holds M forests. Each forest is grown K times by stratified K-fold
+cross-validation: fold model k is trained on the other folds and predicts the
+examples of fold k, which it never saw. :class:`ForestFit` keeps, for one
+forest, everything those K models give:
+
+* ``models`` (per-tree class probabilities of any X, either engine),
+* ``held_out`` (fold k's examples' per-tree probabilities, (n_k, T, C)),
+* ``seeds`` (fold model k's seed) and, for DisDF, the pair statistics
+  (π, Q) of each held-out set,
+* ``weights`` (the tree weights w of each fold model, once learned).
+
+From these it gives the training examples' out-of-fold class vectors, eq. (41),
+and a new example's class vector (the mean over the K fold models).
+:class:`LevelFit` is a level: the folds shared by its forests, the split seed
+and the list of forests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from sklearn.utils.parallel import Parallel, delayed
+
+from disdf.fast_forest import FastForest
+from disdf.tree_probabilities import LeafTable, weighted_sum
+from disdf.weights import PairStatistics
+
+#: A fold model: per-tree class probabilities of a fitted forest, either engine.
+FoldModel = LeafTable | FastForest
+Folds = list[tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class ForestFit:
+    """One forest of a level: its K fold models and what they give (see the module docstring)."""
+
+    kind: str
+    models: list[FoldModel]  # [fold]
+    held_out: list[np.ndarray]  # [fold] -> (n_held_out, T, C); empty once the level is fitted
+    seeds: tuple[int, ...]  # [fold]
+    pair_statistics: list[PairStatistics] | None = None  # [fold], for the exact weight solvers
+    weights: list[np.ndarray] | None = None  # [fold] -> (T,), once learned
+
+    @property
+    def n_trees(self) -> int:
+        return self.held_out[0].shape[1]
+
+    def first(self, n_trees: int) -> ForestFit:
+        """The same forest restricted to its first ``n_trees`` trees (exact: the first T trees of a
+        forest are the T-tree forest with the same seed)."""
+        stats = self.pair_statistics
+        return replace(
+            self,
+            models=[model.first(n_trees) for model in self.models],
+            held_out=[np.ascontiguousarray(p[:, :n_trees]) for p in self.held_out],
+            pair_statistics=None if stats is None else [s.first(n_trees) for s in stats],
+            weights=None,
+        )
+
+    def with_weights(self, weights: list[np.ndarray]) -> ForestFit:
+        return replace(self, weights=list(weights))
+
+    def out_of_fold_vectors(self, folds: Folds, n_examples: int) -> np.ndarray:
+        """The n training examples' class vectors, each from the fold model that never saw it, eq. (41)."""
+        n_classes = self.held_out[0].shape[2]
+        vectors = np.empty((n_examples, n_classes))
+        for (_, test), probabilities, w in zip(folds, self.held_out, self.weights, strict=True):
+            vectors[test] = weighted_sum(probabilities, w)
+        return vectors
+
+    def fitted(self) -> ForestFit:
+        """What prediction keeps: the fold models and their weights (the held-out arrays are spent;
+        on all of MNIST they are 1.9 GB per level)."""
+        return replace(self, held_out=[], pair_statistics=None)
+
+
+def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
+    """Every fold model's weighted class vectors of X (forest-major), computed in parallel."""
+    return Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(model.weighted_probabilities)(X, w)
+        for forest in forests
+        for model, w in zip(forest.models, forest.weights, strict=True)
+    )
+
+
+@dataclass
+class LevelFit:
+    """A level's trees, grown: the folds its forests share, the split seed, the forests, and the
+    training labels (as class codes) the held-out sets are scored against."""
+
+    folds: Folds
+    split_seed: int
+    forests: list[ForestFit]
+    y_code: np.ndarray
+
+    @property
+    def n_trees(self) -> int:
+        return self.forests[0].n_trees
+
+    @property
+    def seed_key(self) -> tuple[int, tuple[tuple[int, ...], ...]]:
+        """The level's seeds as a comparable value: (split seed, every fold model's seed)."""
+        return self.split_seed, tuple(forest.seeds for forest in self.forests)
+
+    def first(self, n_trees: int) -> LevelFit:
+        """The same level restricted to every forest's first ``n_trees`` trees."""
+        if n_trees == self.n_trees:
+            return self
+        return replace(self, forests=[forest.first(n_trees) for forest in self.forests])
+
+    def compute_pair_statistics(self, n_jobs: int | None = None) -> None:
+        """π and Q of every fold model's held-out examples, computed once for the whole level."""
+        y_code = self.y_code
+        missing = [forest for forest in self.forests if forest.pair_statistics is None]
+        if not missing:
+            return
+        stats = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(PairStatistics.from_tree_probabilities)(probabilities, y_code[test])
+            for forest in missing
+            for probabilities, (_, test) in zip(forest.held_out, self.folds, strict=True)
+        )
+        n_folds = len(self.folds)
+        for m, forest in enumerate(missing):
+            forest.pair_statistics = stats[m * n_folds : (m + 1) * n_folds]
