@@ -47,7 +47,39 @@ def result_config(cfg: DictConfig) -> dict:
     if cfg.model.engine == "fast":
         # The compiled trees are ours: a kernel change must not resume records of the old kernels.
         config["fast_kernel_version"] = KERNEL_VERSION
+    literals = method_literals(cfg)
+    if literals:
+        config["methods"] = literals
     return config
+
+
+def method_literals(cfg: DictConfig) -> dict:
+    """The values set in a method's spec itself rather than taken from model.* or solver.*.
+
+    configs/method/*.yaml wire model.* and solver.* (already in the hash) to the
+    estimators' parameters by interpolation; a value written there, or overridden
+    there, is the method's own and must enter the hash too. ``_target_`` and
+    ``_convert_`` name the code, as the method's name in every record does.
+    """
+
+    def literals(node) -> dict:
+        found = {}
+        for key in node:
+            if key in ("_target_", "_convert_") or OmegaConf.is_interpolation(node, key):
+                continue
+            value = node[key]
+            if OmegaConf.is_dict(value):
+                nested = literals(value)
+                if nested:
+                    found[key] = nested
+            else:
+                found[key] = (
+                    OmegaConf.to_container(value, resolve=True) if OmegaConf.is_list(value) else value
+                )
+        return found
+
+    methods = cfg.get("methods") or {}
+    return {name: spec for name in sorted(methods) if (spec := literals(methods[name]))}
 
 
 def config_hash(cfg: DictConfig) -> str:

@@ -33,10 +33,11 @@ def default_data_dir() -> str | None:
 
 @dataclass
 class ModelConfig:
-    """The cascade shared by both methods, and DisDF's own parameters.
+    """The values of the methods' estimators: the cascade's, shared by both, and DisDF's own.
 
-    ``name`` is the method compared with gcForest: ``disdf`` runs both
-    methods on every split (paired), ``gcforest`` runs gcForest alone.
+    configs/method/*.yaml wire them to the estimators' parameters;
+    ``protocol.methods`` says which methods run. ``name`` labels the model
+    group (``disdf``: both methods, ``gcforest``: gcForest alone).
     """
 
     name: str = "disdf"
@@ -69,6 +70,8 @@ class SolverConfig:
 class ProtocolConfig:
     """Section 6: N training and round(test_fraction * N) test examples, repeated."""
 
+    #: The methods compared on every split, each an entry of ``methods`` (configs/method/).
+    methods: list[str] = field(default_factory=lambda: ["gcforest", "disdf"])
     Ns: list[int] = field(default_factory=lambda: [50, 80, 100, 120])
     Ts: list[int] = field(default_factory=lambda: [100, 400, 700, 1000])
     repetitions: int = 100
@@ -124,6 +127,8 @@ class Config:
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
     data: DataConfig = field(default_factory=DataConfig)
     full_mnist: FullMnistConfig = field(default_factory=FullMnistConfig)
+    #: The estimator of each method (``_target_`` and its parameters, configs/method/*.yaml).
+    methods: dict[str, Any] = field(default_factory=dict)
     #: Datasets of this run, the one way to choose them (``datasets=[ecoli,mnist]``).
     datasets: list[str] = field(default_factory=lambda: ["ionosphere"])
     experiment_name: str = "adhoc"

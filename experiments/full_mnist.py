@@ -66,7 +66,7 @@ def check_settings(cfg: DictConfig) -> None:
         raise ValueError(f"full_mnist.n_trees must be >= 1; got {settings.n_trees}")
 
 
-def fit_and_score(method: str, model: dict, solver: dict, settings: dict, n_jobs: int, data_dir) -> dict:
+def fit_and_score(method: str, specs: dict, settings: dict, n_jobs: int, data_dir) -> dict:
     """Fit one method on the training images and score it on the test images (in its own process)."""
     mnist = load_mnist(data_dir, download=False)
     n_train = settings["n_train"] or MNIST_TRAIN
@@ -76,7 +76,7 @@ def fit_and_score(method: str, model: dict, solver: dict, settings: dict, n_jobs
     X_test, y_test = mnist["X_test"][:n_test].copy(), mnist["y_test"][:n_test].copy()
     del mnist
     unit = Unit("mnist_full", n_train, settings["n_trees"], method, 0)
-    estimator = make_estimator(unit, model, solver, settings["seed"]).set_params(n_jobs=n_jobs, verbose=1)
+    estimator = make_estimator(unit, specs, settings["seed"]).set_params(n_jobs=n_jobs, verbose=1)
     memory_before_fit = peak_memory_gb()
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
@@ -141,6 +141,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
     model = OmegaConf.to_container(cfg.model, resolve=True)
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     settings = OmegaConf.to_container(cfg.full_mnist, resolve=True)
+    specs = {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in METHODS}
     n_jobs = effective_n_jobs(cfg.runtime.n_jobs)
     context = {
         "engine": model["engine"],
@@ -161,9 +162,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
             f"Fitting {method} on {settings['n_train'] or MNIST_TRAIN} MNIST images (T={settings['n_trees']})"
         )
         with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-            result = pool.submit(
-                fit_and_score, method, model, solver, settings, n_jobs, cfg.data.dir
-            ).result()
+            result = pool.submit(fit_and_score, method, specs, settings, n_jobs, cfg.data.dir).result()
         predictions[method] = result.pop("predictions")
         y_test = result.pop("y_test")
         rows.append({**result, **context})

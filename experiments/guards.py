@@ -33,8 +33,8 @@ def check_known_keys(cfg: DictConfig) -> None:
         hint = f" (datasets are chosen with datasets=[{cfg.dataset}])" if "dataset" in unknown_top else ""
         raise ValueError(f"Unknown config key(s) {unknown_top}{hint}; known keys: {sorted(schema.keys())}")
     for section in schema.keys():
-        if not OmegaConf.is_dict(schema[section]):
-            continue
+        if not OmegaConf.is_dict(schema[section]) or OmegaConf.get_type(schema[section]) is dict:
+            continue  # free-form: each entry of `methods` is an estimator spec, checked by instantiating it
         known = set(schema[section].keys())
         unknown = sorted(set(cfg[section].keys()) - known)
         if unknown:

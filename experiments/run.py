@@ -25,6 +25,7 @@ from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.errors import InstantiationException
 from joblib import Parallel, delayed, effective_n_jobs
 from omegaconf import DictConfig, OmegaConf
 from tqdm import tqdm
@@ -67,9 +68,20 @@ OUTPUT_FILES_BYTES = 1 << 20
 
 
 def methods(cfg: DictConfig) -> list[str]:
-    if cfg.model.name not in ("gcforest", "disdf"):
-        raise ValueError(f"model.name must be 'gcforest' or 'disdf'; got {cfg.model.name!r}")
-    return ["gcforest", "disdf"] if cfg.model.name == "disdf" else ["gcforest"]
+    """The methods the protocol compares (protocol.methods), each with its estimator in ``methods``."""
+    names = list(cfg.protocol.methods)
+    unknown = [name for name in names if name not in cfg.methods]
+    if not names or unknown or len(set(names)) < len(names):
+        raise ValueError(
+            f"protocol.methods must list distinct methods from {sorted(cfg.methods)} (configs/method/); "
+            f"got {names}"
+        )
+    return names
+
+
+def estimator_specs(cfg: DictConfig) -> dict[str, dict]:
+    """Each method's estimator spec (``_target_`` and its parameters), resolved to plain containers."""
+    return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in methods(cfg)}
 
 
 #: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
@@ -110,10 +122,12 @@ def check_protocol(cfg: DictConfig) -> None:
 
 def check_model(cfg: DictConfig) -> None:
     """Validate the estimators' parameters (model.*, solver.*) before any work, not in the first split."""
-    model = OmegaConf.to_container(cfg.model, resolve=True)
-    solver = OmegaConf.to_container(cfg.solver, resolve=True)
-    for method in methods(cfg):
-        estimator = make_estimator(Unit("check", 1, min(cfg.protocol.Ts), method, 0), model, solver, 0)
+    specs = estimator_specs(cfg)
+    for method in specs:
+        try:
+            estimator = make_estimator(Unit("check", 1, min(cfg.protocol.Ts), method, 0), specs, 0)
+        except InstantiationException as error:
+            raise ValueError(f"methods.{method} does not build an estimator: {error}") from error
         try:
             estimator._validate_hyperparameters()
         except (ValueError, TypeError) as error:
@@ -153,8 +167,7 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     )
 
     pools = {name: load_pool(name, cfg.data.dir) for name in sorted({u.dataset for u in todo})}
-    model = OmegaConf.to_container(cfg.model, resolve=True)
-    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    specs = estimator_specs(cfg)
     context = {"config_hash": digest, "version": disdf.__version__}
 
     def unit_split(unit, seed):
@@ -166,7 +179,7 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     def job(units):
         first = units[0]
         seed = split_seed(first.dataset, first.N, first.repetition, cfg.protocol.seed)
-        return delayed(run_split)(units, unit_split(first, seed), model, solver, seed, context, share)
+        return delayed(run_split)(units, unit_split(first, seed), specs, seed, context, share)
 
     # One job per split: its units (every T and method) share level 1's trees.
     splits: dict[tuple, list] = {}

@@ -7,8 +7,9 @@ import warnings
 from typing import Any
 
 import numpy as np
+from hydra.utils import instantiate
 
-from disdf import CascadeForestClassifier, DisDFClassifier, WeightSolverError
+from disdf import WeightSolverError
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.protocol import Split, Unit
 
@@ -16,30 +17,11 @@ from experiments.protocol import Split, Unit
 TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_seconds")
 
 
-def make_estimator(unit: Unit, model: dict[str, Any], solver: dict[str, Any], seed: int):
-    cascade = {
-        "n_trees": unit.T,
-        "n_folds": model["n_folds"],
-        "max_levels": model["max_levels"],
-        "patience": model["patience"],
-        "tol": model["tol"],
-        "augmentation": model["augmentation"],
-        "engine": model["engine"],
-        "random_state": seed,
-        "n_jobs": 1,  # units run in parallel; forests inside a unit are single-threaded
-    }
-    if unit.method == "gcforest":
-        return CascadeForestClassifier(**cascade)
-    return DisDFClassifier(
-        **cascade,
-        lambda_=model["lambda_"],
-        tau=model["tau"],
-        solver=solver["name"],
-        solver_options=dict(solver["options"]),
-        solver_fallback=solver.get("fallback"),
-        tune=model["tune"],
-        tune_grid={"lambda_": list(model["tune_lambdas"]), "tau": list(model["tune_taus"])},
-    )
+def make_estimator(unit: Unit, specs: dict[str, dict[str, Any]], seed: int):
+    """The estimator of ``unit.method`` (its spec from configs/method/, resolved to a plain dict),
+    built by ``hydra.utils.instantiate`` with the unit's T and seed."""
+    # Units run in parallel; the forests inside a unit are single-threaded.
+    return instantiate(specs[unit.method], n_trees=unit.T, random_state=seed, n_jobs=1)
 
 
 def solver_summary(estimator) -> dict[str, Any]:
@@ -59,7 +41,7 @@ def solver_summary(estimator) -> dict[str, Any]:
 
 
 def run_split(
-    units: list[Unit], split: Split, model: dict, solver: dict, seed: int, context: dict, share: bool = True
+    units: list[Unit], split: Split, specs: dict[str, dict], seed: int, context: dict, share: bool = True
 ) -> list[dict]:
     """The records of the units of one split (same dataset, N, repetition): accuracy, depth, timings.
 
@@ -68,7 +50,7 @@ def run_split(
     and ``fit_seconds`` is each unit's own remaining fit time.
     """
     try:
-        return _run_split(units, split, model, solver, seed, context, share)
+        return _run_split(units, split, specs, seed, context, share)
     except WeightSolverError as error:
         first = units[0]
         raise WeightSolverError(
@@ -79,8 +61,8 @@ def run_split(
         ) from error
 
 
-def _run_split(units, split, model, solver, seed, context, share) -> list[dict]:
-    estimators = [make_estimator(unit, model, solver, seed) for unit in units]
+def _run_split(units, split, specs, seed, context, share) -> list[dict]:
+    estimators = [make_estimator(unit, specs, seed) for unit in units]
     fit_seconds = []
     with warnings.catch_warnings(record=True) as caught:
         # e.g. a class rarer than the folds: kept in the record, not printed per unit

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from omegaconf import OmegaConf
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade
@@ -35,24 +36,18 @@ from disdf.fast_forest import FastForest
 from disdf.forest_specs import fit_fold_model
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics
+from experiments.composition import compose_config
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import make_estimator, run_split
 
 OUT = Path("results/bench")
 DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
-MODEL = {
-    "n_folds": 3,
-    "max_levels": 10,
-    "patience": 1,
-    "tol": 0.0,
-    "augmentation": "cumulative",
-    "lambda_": 1.0,
-    "tau": 1.0,
-    "tune": False,
-    "tune_lambdas": [1.0],
-    "tune_taus": [1.0],
-}
-SOLVER = {"name": "frank_wolfe_away", "options": {}}
+
+
+def method_specs(engine: str) -> dict[str, dict]:
+    """The protocol's gcForest and DisDF (configs/method/) with this engine and the solver's defaults."""
+    cfg = compose_config(f"model.engine={engine}", "solver.options={}")
+    return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in ("gcforest", "disdf")}
 
 
 def best_of(repeats: int, function) -> float:
@@ -160,9 +155,9 @@ def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
         units = [Unit(dataset, 120, 1000, method, 0) for method in ("gcforest", "disdf")]
         for variant in variants:
             engine, share = VARIANTS[variant]
-            model = {**MODEL, "engine": engine}
+            specs = method_specs(engine)
             if engine == "fast":  # compile outside the clock
-                make_estimator(Unit(dataset, 120, 5, "disdf", 0), model, SOLVER, seed).fit(
+                make_estimator(Unit(dataset, 120, 5, "disdf", 0), specs, seed).fit(
                     split.X_train, split.y_train
                 )
             clock: dict[str, float] = defaultdict(float)
@@ -176,7 +171,7 @@ def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
                 timed(disdf.discriminative, "solve_weights", "weights", clock),
             ):
                 start = time.perf_counter()
-                records = run_split(units, split, model, SOLVER, seed, {}, share=share)
+                records = run_split(units, split, specs, seed, {}, share=share)
                 total = time.perf_counter() - start
             rows.append(
                 {

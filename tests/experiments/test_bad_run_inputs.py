@@ -97,6 +97,18 @@ RUNNER_CASES = [
         ValueError,
         r"max_iter must be an int",
     ),
+    (
+        "an unknown method",
+        ["protocol.methods=[gcforest,knn]"],
+        ValueError,
+        r"protocol\.methods must list .*'disdf', 'gcforest'",
+    ),
+    (
+        "a method spec that builds nothing",
+        ["+methods.disdf.momentum=0.9"],
+        ValueError,
+        r"methods\.disdf does not build an estimator",
+    ),
     ("unknown top-level key", ["+lambda_=1"], ValueError, r"Unknown config key\(s\) \['lambda_'\]"),
     (
         "N + test size larger than the dataset",
@@ -289,7 +301,7 @@ BAD_RECORD_LINES = [
     ),
     ("N as a bool", json.dumps(a_record(repetition=1, N=True)), r"field 'N' is True, not of type Integral"),
     ("another dataset", json.dumps(a_record(dataset="ionosphere")), r"'ionosphere' in the file of 'ecoli'"),
-    ("an unknown method", json.dumps(a_record(method="knn")), r"field 'method' is 'knn'"),
+    ("an empty method", json.dumps(a_record(method="")), r"field 'method' is empty"),
 ]
 
 

@@ -365,3 +365,30 @@ def test_a_stop_that_hangs_or_a_second_signal_exits_at_once(monkeypatch):
             time.sleep(1)
     assert exits[1] == "second SIGINT"
     assert run.FORCE_EXIT_AFTER_SECONDS <= 30
+
+
+def test_a_method_is_a_yaml_entry_and_its_own_values_enter_the_hash(tmp_path, data_dir):
+    """configs/method/*.yaml are instantiated; a method added by config alone runs and is recorded."""
+    from experiments.composition import config_hash
+
+    base = make_config("experiment=smoke")
+    assert config_hash(make_config("experiment=smoke", "model.tau=0.5")) != config_hash(base)
+    # A value written in the method's own spec (not taken from model.*) changes the hash too.
+    assert config_hash(make_config("experiment=smoke", "methods.disdf.tau=0.5")) != config_hash(base)
+    level_one = (
+        "+methods.level1={_target_:disdf.CascadeForestClassifier,_convert_:all,max_levels:1,engine:fast}"
+    )
+    cfg = smoke_config(
+        tmp_path,
+        level_one,
+        "protocol.methods=[gcforest,level1]",
+        f"data.dir={data_dir}",
+        "runtime.n_jobs=1",
+        "datasets=[ecoli]",
+        "protocol.repetitions=1",
+    )
+    assert config_hash(cfg) != config_hash(base)
+    assert run_units(cfg)["units_run"] == 2
+    records = RecordStore(tmp_path / "raw").read("ecoli")
+    assert sorted(r["method"] for r in records) == ["gcforest", "level1"]
+    assert next(r for r in records if r["method"] == "level1")["n_levels"] == 1
