@@ -15,6 +15,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 from disdf.datasets import DATA_DIR_ENV
+from disdf.discriminative import DEFAULT_TUNE_GRID
 
 #: The checkout's root: configs/, results/ and the shared data folder beside it are found from here.
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,8 +55,9 @@ class ModelConfig:
     # Fixed lambda, tau: out-of-fold tuning was no better on datasets outside
     # the paper (scripts/compare_tuning.py -> results/bench/tuning.csv).
     tune: bool = False
-    tune_lambdas: list[float] = field(default_factory=lambda: [0.1, 1.0, 10.0, 100.0, 1000.0])
-    tune_taus: list[float] = field(default_factory=lambda: [0.5, 1.0, 1.5])
+    # The grid's one definition is the estimator's (disdf.discriminative.DEFAULT_TUNE_GRID).
+    tune_lambdas: list[float] = field(default_factory=lambda: list(DEFAULT_TUNE_GRID["lambda_"]))
+    tune_taus: list[float] = field(default_factory=lambda: list(DEFAULT_TUNE_GRID["tau"]))
 
 
 @dataclass
