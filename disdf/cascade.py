@@ -229,6 +229,16 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         decides later levels grow the same level 1 from the same seeds; grow it
         once at the largest ``n_trees`` and pass it to each one's ``fit``
         (:func:`disdf.shared_fit.fit_sharing_first_level` does both).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        LevelFit
+            The level's folds, split seed and forests (:mod:`disdf.forest_fit`).
         """
         X, y_code, specs, rng, tree_params = self._prepare_fit(X, y)
         return self._fit_level_trees(X, y_code, specs, rng, tree_params)
@@ -377,17 +387,48 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return previous_vectors[-1]
 
     def transform(self, X) -> np.ndarray:
-        """The learned representation v: the last kept level's M concatenated class vectors."""
+        """The learned representation v: the last kept level's M concatenated class vectors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, M * n_classes)
+            Each forest's class vector (eq. (41), the mean over its K fold
+            models), forest after forest.
+        """
         return self._last_class_vectors(X)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Sum of the last level's class vectors, normalised to sum to 1."""
+        """Sum of the last level's class vectors, normalised to sum to 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
         vectors = self._last_class_vectors(X)
         n_classes = len(self.classes_)
         total = vectors.reshape(vectors.shape[0], -1, n_classes).sum(axis=1)
         return total / total.sum(axis=1, keepdims=True)
 
     def predict(self, X) -> np.ndarray:
-        """Class with the largest sum of the last level's class vectors."""
+        """Class with the largest sum of the last level's class vectors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
