@@ -9,13 +9,15 @@ from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.model_selection import KFold
 from sklearn.utils.parallel import Parallel, delayed
 
 from disdf.cascade import CascadeForestClassifier, level_accuracy
 from disdf.forest_fit import LevelFit
-from disdf.parameters import Boolean, Constraint, Float, check_parameters
+from disdf.parameters import Boolean, Constraint, Float, Integer, OneOf, check_parameters
 from disdf.weights import (
     SOLVERS,
+    PairStatistics,
     SampledWeightProblem,
     WeightProblem,
     WeightSolution,
@@ -25,6 +27,8 @@ from disdf.weights import (
     solve_weights,
 )
 
+#: How a fold model's weights and its held-out examples' class vectors relate (see DisDFClassifier).
+WEIGHT_FITTINGS = ("same_examples", "cross_fit")
 #: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>.
 LAMBDA = Float(0.0)
 TAU = Float(0.0, low_open=True)
@@ -101,6 +105,21 @@ class DisDFClassifier(CascadeForestClassifier):
         Only the exact solvers fail this way and serve as a fallback: not
         with ``solver="stochastic_frank_wolfe"``.
 
+    weight_fitting : {"same_examples", "cross_fit"}, default="same_examples"
+        What a fold model's held-out examples' *out-of-fold* class vectors use.
+        A fold model's weights are fitted on the pairs of its held-out examples
+        (their labels enter J); ``"same_examples"`` (the paper's code) then
+        weighs those same examples' trees with them, so their labels leak into
+        the vectors that score the level and feed the next one.
+        ``"cross_fit"`` splits each fold model's held-out set into
+        ``cross_fit_parts`` parts (shuffled, seeded by the fold model's seed)
+        and gives each part the weights fitted on the other parts: no
+        example's vector uses weights that saw its label. New examples use the
+        weights fitted on the whole held-out set in both cases (the most
+        pairs, and no label of theirs is involved).
+    cross_fit_parts : int, default=3
+        Parts of a held-out set for ``weight_fitting="cross_fit"``.
+
     Other parameters are those of :class:`CascadeForestClassifier`.
 
     Attributes
@@ -119,6 +138,8 @@ class DisDFClassifier(CascadeForestClassifier):
         "lambda_": LAMBDA,
         "tau": TAU,
         "tune": Boolean(),
+        "weight_fitting": OneOf(WEIGHT_FITTINGS),
+        "cross_fit_parts": Integer(2),
     }
 
     def __init__(
@@ -145,6 +166,8 @@ class DisDFClassifier(CascadeForestClassifier):
         tune: bool = False,
         tune_grid: Mapping[str, Sequence[float]] | None = None,
         solver_fallback: str | None = None,
+        weight_fitting: str = "same_examples",
+        cross_fit_parts: int = 3,
     ) -> None:
         super().__init__(
             n_trees=n_trees,
@@ -169,6 +192,8 @@ class DisDFClassifier(CascadeForestClassifier):
         self.tune = tune
         self.tune_grid = tune_grid
         self.solver_fallback = solver_fallback
+        self.weight_fitting = weight_fitting
+        self.cross_fit_parts = cross_fit_parts
 
     def _validate_hyperparameters(self):
         specs = super()._validate_hyperparameters()
@@ -239,6 +264,42 @@ class DisDFClassifier(CascadeForestClassifier):
             for probabilities, (_, test), seed in zip(forest.held_out, fit.folds, forest.seeds, strict=True)
         ]
 
+    def _cross_fitted(self, forests, fit: LevelFit, lambda_: float, tau: float, options: dict, places):
+        """Each fold model's held-out parts with the weights fitted on its other parts (out-of-fold
+        vectors whose weights never saw their labels); the whole-set weights stay for new examples."""
+        jobs = []  # (forest, fold, part positions within the fold's held-out set, the other positions)
+        for m, forest in enumerate(forests):
+            for k, (_, test) in enumerate(fit.folds):
+                splitter = KFold(
+                    n_splits=min(self.cross_fit_parts, len(test)), shuffle=True, random_state=forest.seeds[k]
+                )
+                for fitting, part in splitter.split(test):
+                    jobs.append((m, k, part, fitting))
+        exact = reads_pair_statistics(self.solver)
+
+        def problem(m, k, fitting):
+            probabilities = forests[m].held_out[k][fitting]
+            labels = fit.y_code[fit.folds[k][1][fitting]]
+            if exact:
+                return WeightProblem(
+                    PairStatistics.from_tree_probabilities(probabilities, labels), lambda_, tau
+                )
+            return SampledWeightProblem(probabilities, labels, lambda_, tau, random_state=forests[m].seeds[k])
+
+        n_folds = len(fit.folds)
+        solutions = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(
+                lambda m, k, fitting, where: self._solve(
+                    problem(m, k, fitting), forests[m].weights[k], options, where
+                )
+            )(m, k, fitting, f"{places[m * n_folds + k]}, cross-fitted part")
+            for m, k, _, fitting in jobs
+        )
+        parts: list[list[list]] = [[[] for _ in range(n_folds)] for _ in forests]
+        for (m, k, part, _), solution in zip(jobs, solutions, strict=True):
+            parts[m][k].append((part, solution.w))
+        return [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)]
+
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Solve eq. (70)-(72) for every fold model of every forest: the level's forests with weights."""
         n_folds = len(fit.folds)
@@ -265,6 +326,8 @@ class DisDFClassifier(CascadeForestClassifier):
                 forest.with_weights([s.w for s in solutions[m * n_folds : (m + 1) * n_folds]])
                 for m, forest in enumerate(fit.forests)
             ]
+            if self.weight_fitting == "cross_fit":
+                forests = self._cross_fitted(forests, fit, lambda_, tau, options, places)
             if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
                 best = (None, lambda_, tau, forests, solutions)
                 break

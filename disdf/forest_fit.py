@@ -43,6 +43,9 @@ class ForestFit:
     seeds: tuple[int, ...]  # [fold]
     pair_statistics: list[PairStatistics] | None = None  # [fold], for the exact weight solvers
     weights: list[np.ndarray] | None = None  # [fold] -> (T,), once learned
+    #: [fold] -> [(positions in the fold's held-out set, their weights)]: cross-fitted out-of-fold
+    #: weights, fitted without those examples' labels; None: ``weights`` for every held-out example.
+    out_of_fold_weights: list[list[tuple[np.ndarray, np.ndarray]]] | None = None
 
     @property
     def n_trees(self) -> int:
@@ -58,23 +61,34 @@ class ForestFit:
             held_out=[np.ascontiguousarray(p[:, :n_trees]) for p in self.held_out],
             pair_statistics=None if stats is None else [s.first(n_trees) for s in stats],
             weights=None,
+            out_of_fold_weights=None,
         )
 
     def with_weights(self, weights: list[np.ndarray]) -> ForestFit:
-        return replace(self, weights=list(weights))
+        return replace(self, weights=list(weights), out_of_fold_weights=None)
+
+    def with_out_of_fold_weights(self, parts: list[list[tuple[np.ndarray, np.ndarray]]]) -> ForestFit:
+        return replace(self, out_of_fold_weights=parts)
 
     def out_of_fold_vectors(self, folds: Folds, n_examples: int) -> np.ndarray:
         """The n training examples' class vectors, each from the fold model that never saw it, eq. (41)."""
         n_classes = self.held_out[0].shape[2]
         vectors = np.empty((n_examples, n_classes))
-        for (_, test), probabilities, w in zip(folds, self.held_out, self.weights, strict=True):
-            vectors[test] = weighted_sum(probabilities, w)
+        if self.out_of_fold_weights is None:
+            for (_, test), probabilities, w in zip(folds, self.held_out, self.weights, strict=True):
+                vectors[test] = weighted_sum(probabilities, w)
+            return vectors
+        for (_, test), probabilities, parts in zip(
+            folds, self.held_out, self.out_of_fold_weights, strict=True
+        ):
+            for positions, w in parts:
+                vectors[test[positions]] = weighted_sum(probabilities[positions], w)
         return vectors
 
     def fitted(self) -> ForestFit:
         """What prediction keeps: the fold models and their weights (the held-out arrays are spent;
         on all of MNIST they are 1.9 GB per level)."""
-        return replace(self, held_out=[], pair_statistics=None)
+        return replace(self, held_out=[], pair_statistics=None, out_of_fold_weights=None)
 
 
 def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
