@@ -36,6 +36,7 @@ RECORD_FIELDS: dict[str, type] = {
     "accuracy": Real,
     "n_test": Integral,
     "n_levels": Integral,
+    "level_scores": list,
     "fit_seconds": Real,
     "predict_seconds": Real,
     "split_units": Integral,
@@ -70,6 +71,8 @@ def record_problem(record: object, dataset: str) -> str | None:
         return f"field 'dataset' is {record['dataset']!r} in the file of {dataset!r}"
     if not record["method"]:
         return "field 'method' is empty"
+    if not 1 <= record["n_levels"] <= len(record["level_scores"]):
+        return f"field 'n_levels' is {record['n_levels']}, with {len(record['level_scores'])} level score(s)"
     if not (math.isfinite(record["accuracy"]) and 0 <= record["accuracy"] <= 1):
         return f"field 'accuracy' is {record['accuracy']!r}, not a number in [0, 1]"
     return None

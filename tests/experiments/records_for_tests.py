@@ -14,6 +14,7 @@ def a_record(**changes):
         "accuracy": 0.5,
         "n_test": 20,
         "n_levels": 1,
+        "level_scores": [0.5],
         "fit_seconds": 0.1,
         "predict_seconds": 0.01,
     }

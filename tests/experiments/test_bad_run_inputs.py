@@ -302,6 +302,11 @@ BAD_RECORD_LINES = [
     ("N as a bool", json.dumps(a_record(repetition=1, N=True)), r"field 'N' is True, not of type Integral"),
     ("another dataset", json.dumps(a_record(dataset="ionosphere")), r"'ionosphere' in the file of 'ecoli'"),
     ("an empty method", json.dumps(a_record(method="")), r"field 'method' is empty"),
+    (
+        "more levels than scores",
+        json.dumps(a_record(n_levels=2)),
+        r"field 'n_levels' is 2, with 1 level score",
+    ),
 ]
 
 
