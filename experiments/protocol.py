@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 
 import numpy as np
@@ -50,6 +51,7 @@ class Split:
     y_test: np.ndarray
 
 
+@cache  # the command's checks and its run read the same files: once
 def load_pool(name: str, data_dir: str | None) -> Pool:
     """MNIST: train from its training split, test from its test split; UCI: one pool."""
     if name == "mnist":

@@ -159,7 +159,7 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     for dataset in datasets:
         store.repair(dataset)
     done = set().union(*(store.completed(d, digest) for d in datasets))
-    log_lost_runs(output / "runs.jsonl", cfg, digest, store)
+    log_lost_runs(output / "runs.jsonl", cfg, digest, recorded=len(done))
     todo = [unit for unit in units if unit.key not in done]
     log.info(
         f"{cfg.experiment_name}: {len(units)} units, {len(done & {u.key for u in units})} already recorded, "
@@ -242,12 +242,12 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     return summary
 
 
-def log_lost_runs(runs_path: Path, cfg: DictConfig, digest: str, store: RecordStore) -> None:
+def log_lost_runs(runs_path: Path, cfg: DictConfig, digest: str, recorded: int) -> None:
     """Log in runs.jsonl the units of runs that logged nothing (killed outright, or the write failed).
 
-    Their wall time is unknown and logged as null; REPORT.md says how many units it misses.
+    ``recorded``: the units of this config on disk. Their wall time is unknown and logged as null;
+    REPORT.md says how many units it misses.
     """
-    recorded = sum(len(store.completed(d, digest)) for d in run_datasets(cfg))
     logged = sum(r.get("units_run", 0) for r in read_json_lines(runs_path) if r.get("config_hash") == digest)
     if recorded > logged:
         entry = {
