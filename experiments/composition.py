@@ -89,3 +89,9 @@ def config_hash(cfg: DictConfig) -> str:
 def run_datasets(cfg: DictConfig) -> list[str]:
     """The datasets a config runs (``datasets``, the one way to choose them)."""
     return list(cfg.datasets)
+
+
+def estimator_specs(cfg: DictConfig, names) -> dict[str, dict]:
+    """The estimator spec of each named method (``_target_`` and its parameters, configs/method/),
+    resolved to plain containers for ``hydra.utils.instantiate``."""
+    return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in names}

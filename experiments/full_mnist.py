@@ -36,6 +36,7 @@ from scipy import stats
 import disdf
 from disdf.atomic_files import replaced_atomically
 from disdf.datasets import load_mnist, mnist_files
+from experiments.composition import estimator_specs
 from experiments.durable import check_writable
 from experiments.protocol import METHODS, Unit
 from experiments.report import put_section
@@ -141,7 +142,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
     model = OmegaConf.to_container(cfg.model, resolve=True)
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     settings = OmegaConf.to_container(cfg.full_mnist, resolve=True)
-    specs = {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in METHODS}
+    specs = estimator_specs(cfg, METHODS)
     n_jobs = effective_n_jobs(cfg.runtime.n_jobs)
     context = {
         "engine": model["engine"],

@@ -121,6 +121,10 @@ class RecordStore:
             )
         return records
 
+    def read_all(self) -> list[dict]:
+        """The valid records of every dataset file in the folder (see :meth:`read`)."""
+        return [record for path in sorted(self.raw_dir.glob("*.jsonl")) for record in self.read(path.stem)]
+
     def repair(self, dataset: str) -> None:
         """Cut a torn last line left by a crash and the rest of its split's write (those units run again)."""
         path = self.path(dataset)

@@ -27,7 +27,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from hydra.errors import InstantiationException
 from joblib import Parallel, delayed, effective_n_jobs
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from tqdm import tqdm
 
 import disdf
@@ -36,7 +36,7 @@ from disdf.datasets import DATASETS, DataFileError
 from disdf.parameters import Boolean, Float, Integer, check_parameters
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.backends import BACKENDS, sweep_backend
-from experiments.composition import CONFIG_PATH, config_hash, run_datasets
+from experiments.composition import CONFIG_PATH, config_hash, estimator_specs, run_datasets
 from experiments.durable import (
     DiskFullError,
     UnwritableFolderError,
@@ -79,11 +79,6 @@ def methods(cfg: DictConfig) -> list[str]:
     return names
 
 
-def estimator_specs(cfg: DictConfig) -> dict[str, dict]:
-    """Each method's estimator spec (``_target_`` and its parameters), resolved to plain containers."""
-    return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in methods(cfg)}
-
-
 #: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
 PROTOCOL_PARAMETERS = {
     "repetitions": Integer(1),
@@ -122,7 +117,7 @@ def check_protocol(cfg: DictConfig) -> None:
 
 def check_model(cfg: DictConfig) -> None:
     """Validate the estimators' parameters (model.*, solver.*) before any work, not in the first split."""
-    specs = estimator_specs(cfg)
+    specs = estimator_specs(cfg, methods(cfg))
     for method in specs:
         try:
             estimator = make_estimator(Unit("check", 1, min(cfg.protocol.Ts), method, 0), specs, 0)
@@ -139,10 +134,7 @@ def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
 
     ``force_exit_after``: see :func:`stop_signals_interrupt` (the command line sets it).
     """
-    check_known_keys(cfg)
-    check_headline_folder(cfg)
-    check_protocol(cfg)
-    check_model(cfg)
+    check_config(cfg)
     output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     with exclusive_folder(output):
         return _run_units_holding_the_folder(cfg, output, force_exit_after)
@@ -167,7 +159,7 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     )
 
     pools = {name: load_pool(name, cfg.data.dir) for name in sorted({u.dataset for u in todo})}
-    specs = estimator_specs(cfg)
+    specs = estimator_specs(cfg, methods(cfg))
     context = {"config_hash": digest, "version": disdf.__version__}
 
     def unit_split(unit, seed):
@@ -280,13 +272,18 @@ def local_workers(n_jobs: int, n_splits: int) -> int:
 USAGE_ERRORS = (ValueError, TypeError, DataFileError, UnwritableFolderError, DiskFullError, FolderInUseError)
 
 
-def check_command(cfg: DictConfig) -> None:
-    """Everything that can be checked before any work: keys, folder, grid, estimators, data files."""
+def check_config(cfg: DictConfig) -> None:
+    """The config's checks, before any work: keys, headline folder, grid, estimators, n_jobs."""
     check_known_keys(cfg)
     check_headline_folder(cfg)
     check_protocol(cfg)
     check_model(cfg)
     local_workers(cfg.runtime.n_jobs, 1)
+
+
+def check_command(cfg: DictConfig) -> None:
+    """Everything that can be checked before any work: the config, the output folder, the data files."""
+    check_config(cfg)
     check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     for name in run_datasets(cfg):
         load_pool(name, cfg.data.dir)

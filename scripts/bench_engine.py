@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade
@@ -36,7 +35,7 @@ from disdf.fast_forest import FastForest
 from disdf.forest_specs import fit_fold_model
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics
-from experiments.composition import compose_config
+from experiments.composition import compose_config, estimator_specs
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import make_estimator, run_split
 
@@ -47,7 +46,7 @@ DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
 def method_specs(engine: str) -> dict[str, dict]:
     """The protocol's gcForest and DisDF (configs/method/) with this engine and the solver's defaults."""
     cfg = compose_config(f"model.engine={engine}", "solver.options={}")
-    return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in ("gcforest", "disdf")}
+    return estimator_specs(cfg, ("gcforest", "disdf"))
 
 
 def best_of(repeats: int, function) -> float:

@@ -45,7 +45,7 @@ ALPHA = 0.05
 
 def load(run_dir: Path) -> pd.DataFrame:
     store = RecordStore(run_dir / "raw")
-    records = [r for path in sorted(store.raw_dir.glob("*.jsonl")) for r in store.read(path.stem)]
+    records = store.read_all()
     if not records:
         raise SystemExit(f"no records under {run_dir / 'raw'}: run the engine_equivalence experiment first")
     frame = pd.DataFrame(records)

@@ -24,9 +24,7 @@ def records_by_key(run_dir: Path) -> dict[tuple, dict]:
     store = RecordStore(run_dir / "raw")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {
-            record_key(r): r for path in sorted(store.raw_dir.glob("*.jsonl")) for r in store.read(path.stem)
-        }
+        return {record_key(r): r for r in store.read_all()}
 
 
 def compare(a: dict[tuple, dict], b: dict[tuple, dict]) -> tuple[int, Counter, Counter]:
