@@ -105,13 +105,18 @@ class DisDFClassifier(CascadeForestClassifier):
         Only the exact solvers fail this way and serve as a fallback: not
         with ``solver="stochastic_frank_wolfe"``.
 
-    weight_fitting : {"same_examples", "cross_fit"}, default="same_examples"
+    weight_fitting : {"cross_fit", "same_examples"}, default="cross_fit"
         What a fold model's held-out examples' *out-of-fold* class vectors use.
-        A fold model's weights are fitted on the pairs of its held-out examples
-        (their labels enter J); ``"same_examples"`` (the paper's code) then
+        "Out-of-fold" means, for gcForest, that no tree behind an example's
+        vector saw that example; for DisDF it must also mean that no *weight*
+        behind it saw the example's label. A fold model's weights are fitted on
+        the pairs of its held-out examples (their labels enter J);
+        ``"same_examples"`` (the paper's code, kept for the ablation) then
         weighs those same examples' trees with them, so their labels leak into
-        the vectors that score the level and feed the next one.
-        ``"cross_fit"`` splits each fold model's held-out set into
+        the vectors that score the level (the depth is chosen on a leaked
+        score) and feed the next one (it trains on vectors more accurate than
+        any test-time vector).
+        ``"cross_fit"`` (the default) splits each fold model's held-out set into
         ``cross_fit_parts`` parts (shuffled, seeded by the fold model's seed)
         and gives each part the weights fitted on the other parts: no
         example's vector uses weights that saw its label. New examples use the
@@ -166,7 +171,7 @@ class DisDFClassifier(CascadeForestClassifier):
         tune: bool = False,
         tune_grid: Mapping[str, Sequence[float]] | None = None,
         solver_fallback: str | None = None,
-        weight_fitting: str = "same_examples",
+        weight_fitting: str = "cross_fit",
         cross_fit_parts: int = 3,
     ) -> None:
         super().__init__(

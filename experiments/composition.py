@@ -33,6 +33,9 @@ def result_config(cfg: DictConfig) -> dict:
     if model["engine"] == "sklearn":
         # The reference engine keeps the hash records had before engines existed (they are its records).
         del model["engine"]
+    if model.get("weight_fitting") == "same_examples":
+        # The leaking weight fitting: the hash records had before cross-fitting existed (their method).
+        del model["weight_fitting"], model["cross_fit_parts"]
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     if solver.get("fallback") is None:
         # No fallback: the hash records had before the option existed.

@@ -58,6 +58,10 @@ class ModelConfig:
     # The grid's one definition is the estimator's (disdf.discriminative.DEFAULT_TUNE_GRID).
     tune_lambdas: list[float] = field(default_factory=lambda: list(DEFAULT_TUNE_GRID["lambda_"]))
     tune_taus: list[float] = field(default_factory=lambda: list(DEFAULT_TUNE_GRID["tau"]))
+    #: DisDF's out-of-fold vectors: "cross_fit" (their weights never saw their labels) or
+    #: "same_examples" (the paper's code: they leak; the ablation). See DisDFClassifier.
+    weight_fitting: str = "cross_fit"
+    cross_fit_parts: int = 3
 
 
 @dataclass

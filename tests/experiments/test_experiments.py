@@ -44,8 +44,15 @@ def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_
     paper = make_config("experiment=paper")
     assert paper.model.engine == "fast" and writes_headline(paper.runtime.output_dir)
     check_headline_folder(paper)  # the headline itself may
-    # The reference engine's records keep the hash they had before engines existed.
-    assert config_hash(make_config("experiment=paper", "model.engine=sklearn")) == "5ebc0b4fbd7f"
+    # Records of the reference engine and of the leaking weight fitting keep the hash they had
+    # before engines and cross-fitting existed (results/engine_equivalence/, the ablation).
+    before = ("model.engine=sklearn", "model.weight_fitting=same_examples")
+    assert config_hash(make_config("experiment=paper", *before)) == "5ebc0b4fbd7f"
+    assert config_hash(make_config("experiment=paper", before[1])) == "a106cce55ab0"
+    assert config_hash(make_config("experiment=paper")) not in ("5ebc0b4fbd7f", "a106cce55ab0")
+    # cross_fit_parts is part of the method only when the weights are cross-fitted
+    assert config_hash(make_config("experiment=paper", "model.cross_fit_parts=4")) != config_hash(paper)
+    assert config_hash(make_config("experiment=paper", *before, "model.cross_fit_parts=4")) == "5ebc0b4fbd7f"
     for experiment in sorted(set(EXPERIMENTS) - {"paper", "mnist_full"}):
         cfg = make_config(f"experiment={experiment}")
         assert not writes_headline(cfg.runtime.output_dir), experiment
