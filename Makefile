@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate ablation reproduce-quick test-full mnist-full tables figures clean
 
 install: $(VENV)/.installed
 
@@ -83,6 +83,13 @@ RESULTS ?= results
 EXPERIMENT ?= paper
 tables: install
 	$(BIN)/python -m experiments.tables experiment=$(EXPERIMENT)
+	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.weight_fitting_report)
+
+# DisDF with the paper's leaking weight fitting (same_examples) beside gcF, on N in {50, 120} and
+# T in {100, 1000} (about 10 min), then REPORT.md's "Honest DisDF" section against the headline.
+ablation: install
+	$(BIN)/python -m experiments.run experiment=ablation_same_examples
+	$(BIN)/python -m experiments.weight_fitting_report
 
 figures: install
 	$(BIN)/python scripts/plot_accuracy_vs_T.py --results $(RESULTS)

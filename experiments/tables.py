@@ -25,6 +25,7 @@ from experiments.durable import read_json_lines
 from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.guards import check_headline_folder
 from experiments.interrupts import run_interruptible
+from experiments.optimism import split_mean_ci, with_optimism
 from experiments.records import RecordStore
 from experiments.report import put_section
 from experiments.stats import holm, mean_ci, paired_wilcoxon
@@ -188,7 +189,7 @@ def write_report(
         run_section(cells, cfg, output_dir, digest),
         method_section(cells, cfg),
         summary_section(cells),
-        optimism_section(records),
+        optimism_section(records, cfg.model.weight_fitting),
         timing_sections(cells, cfg, records),
         disagreement_section(cells),
         tables_section(cells),
@@ -293,15 +294,11 @@ def summary_section(cells: pd.DataFrame) -> list[str]:
     return ["## Summary", "", pd.DataFrame(summary_rows).to_markdown(index=False), ""]
 
 
-def optimism_section(records: pd.DataFrame) -> list[str]:
+def optimism_section(records: pd.DataFrame, weight_fitting: str) -> list[str]:
     """How much the out-of-fold score that chose the depth overstates test accuracy, per method."""
-    kept = [scores[n - 1] for scores, n in zip(records["level_scores"], records["n_levels"], strict=True)]
-    frame = records.assign(kept_score=kept, optimism=100 * (np.asarray(kept) - records["accuracy"]))
     rows = []
-    for (dataset, method), group in frame.groupby(["dataset", "method"]):
-        # The T of one split share its trees: one value per split, the independent unit.
-        per_split = group.groupby(["N", "repetition"])["optimism"].mean()
-        mean, half = mean_ci(per_split.to_numpy())
+    for (dataset, method), group in with_optimism(records).groupby(["dataset", "method"]):
+        mean, half = split_mean_ci(group, "optimism")
         rows.append(
             {
                 "dataset": dataset,
@@ -316,11 +313,15 @@ def optimism_section(records: pd.DataFrame) -> list[str]:
         "",
         "Optimism: the out-of-fold accuracy of the kept level (which chose the depth) minus the test "
         "accuracy (mean over the units of a split, then over splits, with a 95% CI over splits). "
-        "DisDF's weights are fitted on the pairs of each fold model's held-out "
-        "examples; with `weight_fitting=same_examples` (these records) the same examples' out-of-fold "
-        "vectors then use weights that saw their labels, so its out-of-fold scores overstate its accuracy "
-        "and its depth is chosen on them. `weight_fitting=cross_fit` removes the leak (README, "
-        '"What the estimators do").',
+        "DisDF's weights are fitted on the pairs of each fold model's held-out examples; "
+        f"these records use `weight_fitting={weight_fitting}`"
+        + (
+            " (the default): each example's out-of-fold vector uses weights fitted on the other parts "
+            "of its fold's held-out set, never on its label. "
+            if weight_fitting == "cross_fit"
+            else ": the same examples' out-of-fold vectors use weights that saw their labels. "
+        )
+        + 'See "Honest DisDF" below for both fittings side by side.',
         "",
         pd.DataFrame(rows).to_markdown(index=False),
         "",
