@@ -30,6 +30,8 @@ from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
 from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
 
 AUGMENTATIONS = ("cumulative", "previous")
+#: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
+TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
 
 
@@ -39,6 +41,8 @@ class CascadeLevel:
 
     forests: list[ForestFit]
     info: dict[str, Any] = field(default_factory=dict)
+    #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
+    refit_models: list[FoldModel] | None = None
 
     @property
     def weights(self) -> list[list[np.ndarray]]:
@@ -48,8 +52,18 @@ class CascadeLevel:
     def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
         """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
 
-        A forest's vector is the mean over its K fold models of eq. (41).
+        A forest's vector is the mean over its K fold models of eq. (41), or,
+        with refit models, the uniform mean of the refit forest's trees.
         """
+        if self.refit_models is not None:
+            return np.hstack(
+                Parallel(n_jobs=n_jobs, prefer="threads")(
+                    delayed(model.weighted_probabilities)(
+                        features, np.full(model.n_trees, 1.0 / model.n_trees)
+                    )
+                    for model in self.refit_models
+                )
+            )
         vectors = fold_model_vectors(self.forests, features, n_jobs)
         bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
         return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])
@@ -121,6 +135,17 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         streams, so the same seed gives different trees than "sklearn").
     verbose : int, default=0
         Print each level's score when > 0.
+    test_vectors : {"fold_mean", "refit"}, default="fold_mean"
+        Where a new example's class vector of a forest comes from.
+        ``"fold_mean"``: the mean over the forest's K fold models (DF21's
+        choice; no forest is grown twice). ``"refit"``: as the code the paper
+        modified (leopiney/deep-forest), one more forest per forest grown on
+        all the level's training examples, its trees averaged uniformly (that
+        code's prediction path has no per-tree vectors, so DisDF's weights
+        then shape the training vectors and the depth, not the test-time
+        vectors). The fold models, out-of-fold vectors, level scores and depth
+        are the same under both; the refit forest's seed is derived from the
+        forest's fold seeds, so no other random draw moves.
 
     Attributes
     ----------
@@ -153,6 +178,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         random_state: int | np.random.RandomState | None = None,
         engine: str = "sklearn",
         verbose: int = 0,
+        test_vectors: str = "fold_mean",
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -168,6 +194,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.engine = engine
         self.verbose = verbose
+        self.test_vectors = test_vectors
 
     # ------------------------------------------------------------------ checks
     #: Every scalar parameter's type and range (disdf.parameters), checked by fit before any work.
@@ -184,6 +211,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "n_jobs": Integer(none=True, forbid=(0,)),
         "engine": OneOf(ENGINES),
         "verbose": Integer(0),
+        "test_vectors": OneOf(TEST_VECTORS),
     }
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
@@ -302,6 +330,10 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 break  # nothing left to improve
 
         self.levels_ = levels[:n_keep]
+        if self.test_vectors == "refit":
+            inputs = [self._level_input(X, previous_vectors[:q]) for q in range(n_keep)]
+            for level, features in zip(self.levels_, inputs, strict=True):
+                level.refit_models = self._refit_forests(level, features, y_code, specs, tree_params)
         self.n_levels_ = n_keep
         self.level_scores_ = scores
         self.weights_ = [level.weights for level in self.levels_]
@@ -355,6 +387,29 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             for m, (kind, _) in enumerate(specs)
         ]
         return LevelFit(folds=folds, split_seed=split_seed, forests=forests, y_code=y_code)
+
+    def _refit_forests(self, level: CascadeLevel, features, y_code, specs, tree_params) -> list[FoldModel]:
+        """``test_vectors="refit"``: each forest grown once more on all the level's examples. Its seed
+        comes from the forest's fold seeds (not from the estimator's stream, which stays untouched)."""
+        features = np.asarray(features, dtype=np.float32)
+        seeds = [
+            int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & _SEED_HIGH)
+            for forest in level.forests
+        ]
+        return Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(fit_fold_model)(
+                kind,
+                params,
+                self.engine,
+                features,
+                y_code,
+                random_state=seed,
+                n_classes=len(self.classes_),
+                n_trees=self.n_trees,
+                tree_params=tree_params,
+            )
+            for (kind, params), seed in zip(specs, seeds, strict=True)
+        )
 
     def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""

@@ -17,7 +17,9 @@ DATA_DIR_ENV = "DISDF_DATA_DIR"
 
 @dataclass(frozen=True)
 class TableSpec:
-    """A UCI table: its file, md5, target column, columns to drop, UCI id and class counts."""
+    """A UCI table: its file, md5, target column, columns to drop, UCI id and class counts, and
+    where a row's subject is written, if the table has several rows per subject: (column, regex
+    whose first group is the subject)."""
 
     filename: str
     md5: str
@@ -25,6 +27,7 @@ class TableSpec:
     drop: tuple[str, ...]
     uci_id: int
     class_counts: dict
+    subject: tuple[str, str] | None = None
 
     @property
     def n_rows(self) -> int:
@@ -33,7 +36,14 @@ class TableSpec:
 
 TABLES: dict[str, TableSpec] = {
     "parkinsons": TableSpec(
-        "parkinsons.csv", "d8355ccd8e9da8171a15bd4952b4d9ab", "status", ("name",), 174, {"1": 147, "0": 48}
+        "parkinsons.csv",
+        "d8355ccd8e9da8171a15bd4952b4d9ab",
+        "status",
+        ("name",),
+        174,
+        {"1": 147, "0": 48},
+        # 195 voice recordings of 32 subjects: phon_R01_S01_1 is subject S01's first recording
+        subject=("name", r"_(S\d+)_\d+$"),
     ),
     "ecoli": TableSpec(
         "ecoli.csv",

@@ -47,6 +47,7 @@ __all__ = [
     "data_dir",
     "load_dataset",
     "load_mnist",
+    "load_subjects",
     "md5sum",
     "mnist_files",
     "recorded_md5",
@@ -115,3 +116,22 @@ def load_dataset(
     y = frame.pop(spec.target).to_numpy()
     X = frame.drop(columns=list(spec.drop)).to_numpy(dtype=np.float64)
     return X, y
+
+
+def load_subjects(name: str, data_dir_path: str | os.PathLike | None = None) -> np.ndarray:
+    """The subject of every row of a UCI table, in :func:`load_dataset`'s row order.
+
+    Only tables with several rows per subject have them (Parkinsons: 195 recordings of 32
+    subjects); a ValueError names the others.
+    """
+    spec = TABLES.get(name)
+    if spec is None or spec.subject is None:
+        with_subjects = sorted(n for n, s in TABLES.items() if s.subject is not None)
+        raise ValueError(f"Dataset {name!r} has no subjects; datasets with subjects: {with_subjects}")
+    column, pattern = spec.subject
+    path = verified(data_dir(data_dir_path) / spec.filename, spec.md5, None)
+    names = _pandas().read_csv(path, usecols=[column])[column]
+    subjects = names.str.extract(pattern, expand=False)
+    if subjects.isna().any():
+        raise ValueError(f"{path}: {column} {names[subjects.isna()].iloc[0]!r} does not match {pattern!r}")
+    return subjects.to_numpy()

@@ -164,6 +164,7 @@ class DisDFClassifier(CascadeForestClassifier):
         random_state: int | np.random.RandomState | None = None,
         engine: str = "sklearn",
         verbose: int = 0,
+        test_vectors: str = "fold_mean",
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -189,6 +190,7 @@ class DisDFClassifier(CascadeForestClassifier):
             random_state=random_state,
             engine=engine,
             verbose=verbose,
+            test_vectors=test_vectors,
         )
         self.lambda_ = lambda_
         self.tau = tau

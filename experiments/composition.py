@@ -36,6 +36,9 @@ def result_config(cfg: DictConfig) -> dict:
     if model.get("weight_fitting") == "same_examples":
         # The leaking weight fitting: the hash records had before cross-fitting existed (their method).
         del model["weight_fitting"], model["cross_fit_parts"]
+    # Options added later enter the hash only when set away from what every earlier record did.
+    if model.get("test_vectors") == "fold_mean":
+        del model["test_vectors"]
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     if solver.get("fallback") is None:
         # No fallback: the hash records had before the option existed.
@@ -47,6 +50,9 @@ def result_config(cfg: DictConfig) -> dict:
         "cap_test_size": cfg.protocol.cap_test_size,
         "seed": cfg.protocol.seed,
     }
+    for name, before in (("train_draw", "random"), ("split_groups", None), ("label_fault", "none")):
+        if cfg.protocol[name] != before:
+            config[name] = cfg.protocol[name]
     if cfg.model.engine == "fast":
         # The compiled trees are ours: a kernel change must not resume records of the old kernels.
         config["fast_kernel_version"] = KERNEL_VERSION

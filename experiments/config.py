@@ -62,6 +62,8 @@ class ModelConfig:
     #: "same_examples" (the paper's code: they leak; the ablation). See DisDFClassifier.
     weight_fitting: str = "cross_fit"
     cross_fit_parts: int = 3
+    #: New examples' class vectors: "fold_mean" (the K fold models) or "refit" (the paper's base code).
+    test_vectors: str = "fold_mean"
 
 
 @dataclass
@@ -85,6 +87,12 @@ class ProtocolConfig:
     #: If N + round(test_fraction N) exceeds a dataset, test on all remaining examples.
     cap_test_size: bool = True
     seed: int = 0
+    #: "random" (the paper's "randomly select N training data") or "stratified" (class proportions).
+    train_draw: str = "random"
+    #: null, or "subject": no subject's rows on both sides (Parkinsons; experiments.protocol.group_split).
+    split_groups: Optional[str] = None  # noqa: UP045 - OmegaConf needs typing.Optional
+    #: The audit's simulated data faults: "none", "misaligned" or "inverted_test" (experiments.protocol).
+    label_fault: str = "none"
 
 
 @dataclass

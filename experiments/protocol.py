@@ -9,15 +9,22 @@ and DisDF grow the same first-level trees.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import product
 
 import numpy as np
+from sklearn.model_selection import train_test_split
 
-from disdf.datasets import load_dataset, load_mnist
+from disdf.datasets import load_dataset, load_mnist, load_subjects
 
-METHODS = ("gcforest", "disdf")
+#: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
+TRAIN_DRAWS = ("random", "stratified")
+#: What keeps examples together across the split: whole subjects on one side (Parkinsons).
+SPLIT_GROUPS = ("subject",)
+#: Data-handling faults the audit simulates: labels shuffled against their rows (once per dataset,
+#: as a mis-read file would), or a binary test set's class coding inverted.
+LABEL_FAULTS = ("none", "misaligned", "inverted_test")
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,8 @@ class Pool:
     y_train: np.ndarray
     X_test: np.ndarray | None = None  # None: draw test examples from the training pool
     y_test: np.ndarray | None = None
+    groups: np.ndarray | None = None  # a training-pool row's group (split_groups): never on both sides
+    inverted: tuple | None = None  # label_fault=inverted_test: the two classes, swapped in test labels
 
 
 @dataclass(frozen=True)
@@ -52,13 +61,41 @@ class Split:
 
 
 @cache  # the command's checks and its run read the same files: once
-def load_pool(name: str, data_dir: str | None) -> Pool:
-    """MNIST: train from its training split, test from its test split; UCI: one pool."""
+def load_pool(
+    name: str, data_dir: str | None, split_groups: str | None = None, label_fault: str = "none"
+) -> Pool:
+    """MNIST: train from its training split, test from its test split; UCI: one pool.
+
+    ``split_groups="subject"`` attaches each row's subject (Parkinsons); ``label_fault`` applies
+    one of :data:`LABEL_FAULTS` (the audit's simulated faults; "none" reads the data as it is).
+    """
     if name == "mnist":
+        if split_groups is not None:
+            raise ValueError(f"protocol.split_groups={split_groups}: mnist has no {split_groups} groups")
         mnist = load_mnist(data_dir)
-        return Pool(mnist["X_train"], mnist["y_train"], mnist["X_test"], mnist["y_test"])
-    X, y = load_dataset(name, data_dir)
-    return Pool(X, y)
+        pool = Pool(mnist["X_train"], mnist["y_train"], mnist["X_test"], mnist["y_test"])
+    else:
+        X, y = load_dataset(name, data_dir)
+        groups = None if split_groups is None else load_subjects(name, data_dir)
+        pool = Pool(X, y, groups=groups)
+    return with_label_fault(pool, label_fault, name)
+
+
+def with_label_fault(pool: Pool, fault: str, name: str) -> Pool:
+    """The pool with a simulated data-handling fault (see :data:`LABEL_FAULTS`)."""
+    if fault == "none":
+        return pool
+    if fault == "misaligned":  # one fixed shuffle per dataset: every split sees the same wrong file
+        order = np.random.default_rng(split_seed(name, 0, 0, 0)).permutation(len(pool.y_train))
+        return replace(pool, y_train=pool.y_train[order])
+    if fault == "inverted_test":
+        classes = np.unique(pool.y_train)
+        if len(classes) != 2:
+            raise ValueError(
+                f"protocol.label_fault=inverted_test needs two classes; {name} has {len(classes)}"
+            )
+        return replace(pool, inverted=tuple(classes))
+    raise ValueError(f"protocol.label_fault must be one of {list(LABEL_FAULTS)}; got {fault!r}")
 
 
 def test_size(N: int, test_fraction: float) -> int:
@@ -73,35 +110,127 @@ def split_seed(dataset: str, N: int, repetition: int, base_seed: int) -> int:
 
 
 def draw_split(
-    pool: Pool, N: int, n_test: int, seed: int, dataset: str = "dataset", cap_test: bool = False
+    pool: Pool,
+    N: int,
+    n_test: int,
+    seed: int,
+    dataset: str = "dataset",
+    cap_test: bool = False,
+    train_draw: str = "random",
 ) -> Split:
     """N training and n_test test examples, without replacement.
 
     With ``cap_test``, a pool too small for N + n_test gives all its remaining
     examples to the test set (Parkinsons has 195 examples, so N = 120 leaves
     75, not round(2N/3) = 80); otherwise that is an error.
+    ``train_draw="stratified"`` draws both sides in the pool's class
+    proportions (scikit-learn's stratified shuffle split); a pool with
+    ``groups`` is split by :func:`group_split`.
     """
-    rng = np.random.default_rng(seed)
-    if pool.X_test is None:
-        available = len(pool.y_train)
-        if cap_test and N < available:
-            n_test = min(n_test, available - N)
-        if N + n_test > available:
-            raise ValueError(
-                f"{dataset}: N={N} training + {n_test} test examples exceed its {available} examples"
-                + ("" if cap_test else " (protocol.cap_test_size=true would test on the remaining ones)")
-            )
-        order = rng.permutation(len(pool.y_train))
+    if pool.groups is not None:
+        split = group_split(pool, N, n_test, seed, dataset, cap_test)
+    elif pool.X_test is None:
+        split = _one_pool_split(pool, N, n_test, seed, dataset, cap_test, train_draw)
+    else:
+        split = _two_pool_split(pool, N, n_test, seed, dataset, train_draw)
+    if pool.inverted is not None:
+        a, b = pool.inverted
+        split = replace(split, y_test=np.where(split.y_test == a, b, a))
+    return split
+
+
+def _capped_test_size(N: int, n_test: int, available: int, dataset: str, cap_test: bool) -> int:
+    if cap_test and N < available:
+        n_test = min(n_test, available - N)
+    if N + n_test > available:
+        raise ValueError(
+            f"{dataset}: N={N} training + {n_test} test examples exceed its {available} examples"
+            + ("" if cap_test else " (protocol.cap_test_size=true would test on the remaining ones)")
+        )
+    return n_test
+
+
+def _one_pool_split(pool, N, n_test, seed, dataset, cap_test, train_draw) -> Split:
+    n_test = _capped_test_size(N, n_test, len(pool.y_train), dataset, cap_test)
+    if train_draw == "stratified":
+        train, test = train_test_split(
+            np.arange(len(pool.y_train)),
+            train_size=N,
+            test_size=n_test,
+            stratify=pool.y_train,
+            random_state=seed,
+        )
+    else:
+        order = np.random.default_rng(seed).permutation(len(pool.y_train))
         train, test = order[:N], order[N : N + n_test]
-        return Split(pool.X_train[train], pool.y_train[train], pool.X_train[test], pool.y_train[test])
+    return Split(pool.X_train[train], pool.y_train[train], pool.X_train[test], pool.y_train[test])
+
+
+def _two_pool_split(pool, N, n_test, seed, dataset, train_draw) -> Split:
     if N > len(pool.y_train) or n_test > len(pool.y_test):
         raise ValueError(
             f"{dataset}: N={N} / {n_test} test examples exceed its {len(pool.y_train)} training / "
             f"{len(pool.y_test)} test examples"
         )
-    train = rng.choice(len(pool.y_train), size=N, replace=False)
-    test = rng.choice(len(pool.y_test), size=n_test, replace=False)
+    if train_draw == "stratified":
+        train_seed, test_seed = np.random.default_rng(seed).integers(2**31 - 1, size=2)
+        train = _stratified_sample(pool.y_train, N, int(train_seed))
+        test = _stratified_sample(pool.y_test, n_test, int(test_seed))
+    else:
+        rng = np.random.default_rng(seed)
+        train = rng.choice(len(pool.y_train), size=N, replace=False)
+        test = rng.choice(len(pool.y_test), size=n_test, replace=False)
     return Split(pool.X_train[train], pool.y_train[train], pool.X_test[test], pool.y_test[test])
+
+
+def _stratified_sample(y: np.ndarray, size: int, seed: int) -> np.ndarray:
+    """``size`` positions of y in its class proportions (scikit-learn's stratified shuffle split)."""
+    indices = np.arange(len(y))
+    if size == len(y):
+        return indices
+    return train_test_split(indices, train_size=size, stratify=y, random_state=seed)[0]
+
+
+def group_split(
+    pool: Pool, N: int, n_test: int, seed: int, dataset: str = "dataset", cap_test: bool = False
+) -> Split:
+    """N training and n_test test examples such that no group has rows on both sides.
+
+    Groups are taken in a seeded random order, each group's rows shuffled. The
+    training side takes whole groups until the next one would pass N, and then
+    the first rows of that group to reach exactly N; the rest of that group is
+    used by neither side. The test side does the same from the following groups
+    (with ``cap_test``, all of them if they hold fewer than n_test rows). So the
+    sizes are the protocol's, and a subject's other recordings never reach the
+    test set.
+    """
+    rng = np.random.default_rng(seed)
+    rows = [
+        rng.permutation(np.flatnonzero(pool.groups == g)) for g in rng.permutation(np.unique(pool.groups))
+    ]
+    train, used = _take_rows(rows, N)
+    remaining = rows[used:]
+    available = sum(len(r) for r in remaining)
+    if cap_test:
+        n_test = min(n_test, available)
+    if len(train) < N or n_test > available or n_test < 1:
+        raise ValueError(
+            f"{dataset}: N={N} training rows by whole groups leave {available} rows of other groups "
+            f"for {n_test} test examples"
+        )
+    test, _ = _take_rows(remaining, n_test)
+    return Split(pool.X_train[train], pool.y_train[train], pool.X_train[test], pool.y_train[test])
+
+
+def _take_rows(groups_rows: list[np.ndarray], size: int) -> tuple[np.ndarray, int]:
+    """The first ``size`` rows of the concatenated groups, and how many groups they touch."""
+    taken, count = [], 0
+    for used, rows in enumerate(groups_rows, start=1):
+        taken.append(rows[: size - count])
+        count += len(taken[-1])
+        if count == size:
+            return np.concatenate(taken), used
+    return np.concatenate(taken) if taken else np.empty(0, dtype=int), len(groups_rows)
 
 
 def all_units(datasets, Ns, Ts, methods, repetitions: int) -> list[Unit]:

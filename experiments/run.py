@@ -33,7 +33,7 @@ from tqdm import tqdm
 import disdf
 from disdf.atomic_files import remove_leftovers
 from disdf.datasets import DATASETS, DataFileError
-from disdf.parameters import Boolean, Float, Integer, check_parameters
+from disdf.parameters import Boolean, Float, Integer, OneOf, check_parameters
 from experiments import config as _config  # noqa: F401 - registers the schema
 from experiments.backends import BACKENDS, sweep_backend
 from experiments.composition import CONFIG_PATH, config_hash, estimator_specs, run_datasets
@@ -54,7 +54,17 @@ from experiments.interrupts import (
     stop_requested,
     stop_signals_interrupt,
 )
-from experiments.protocol import Unit, all_units, draw_split, load_pool, split_seed, test_size
+from experiments.protocol import (
+    LABEL_FAULTS,
+    SPLIT_GROUPS,
+    TRAIN_DRAWS,
+    Unit,
+    all_units,
+    draw_split,
+    load_pool,
+    split_seed,
+    test_size,
+)
 from experiments.records import RecordStore
 from experiments.tables import write_outputs
 from experiments.unit import make_estimator, run_split
@@ -85,6 +95,9 @@ PROTOCOL_PARAMETERS = {
     "test_fraction": Float(0.0, low_open=True),
     "seed": Integer(0),
     "cap_test_size": Boolean(),
+    "train_draw": OneOf(TRAIN_DRAWS),
+    "split_groups": OneOf(SPLIT_GROUPS, none=True),
+    "label_fault": OneOf(LABEL_FAULTS),
 }
 
 
@@ -158,13 +171,21 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
         f"{len(todo)} to run (config {digest}, output {output})"
     )
 
-    pools = {name: load_pool(name, cfg.data.dir) for name in sorted({u.dataset for u in todo})}
+    pools = {name: protocol_pool(cfg, name) for name in sorted({u.dataset for u in todo})}
     specs = estimator_specs(cfg, methods(cfg))
     context = {"config_hash": digest, "version": disdf.__version__}
 
     def unit_split(unit, seed):
         n_test = test_size(unit.N, cfg.protocol.test_fraction)
-        return draw_split(pools[unit.dataset], unit.N, n_test, seed, unit.dataset, cfg.protocol.cap_test_size)
+        return draw_split(
+            pools[unit.dataset],
+            unit.N,
+            n_test,
+            seed,
+            unit.dataset,
+            cfg.protocol.cap_test_size,
+            cfg.protocol.train_draw,
+        )
 
     share = cfg.runtime.share_first_level
 
@@ -286,7 +307,12 @@ def check_command(cfg: DictConfig) -> None:
     check_config(cfg)
     check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     for name in run_datasets(cfg):
-        load_pool(name, cfg.data.dir)
+        protocol_pool(cfg, name)
+
+
+def protocol_pool(cfg: DictConfig, name: str):
+    """A dataset's pool as the protocol asks for it (groups, simulated faults); errors name the setting."""
+    return load_pool(name, cfg.data.dir, cfg.protocol.split_groups, cfg.protocol.label_fault)
 
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")

@@ -1,0 +1,69 @@
+"""test_vectors="refit": new examples' vectors from a forest grown on all the level's examples."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.forest_specs import fit_fold_model
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(n_samples=150, n_features=8, n_informative=4, n_classes=3, random_state=1)
+    return X[:90], y[:90], X[90:]
+
+
+@pytest.mark.parametrize("cls", [CascadeForestClassifier, DisDFClassifier])
+def test_refit_changes_only_the_test_vectors(cls, data):
+    X, y, X_new = data
+    common = {"n_trees": 12, "engine": "fast", "random_state": 4}
+    folds = cls(**common).fit(X, y)
+    refit = cls(**common, test_vectors="refit").fit(X, y)
+    # the training path (fold models, out-of-fold vectors, scores, depth) is untouched ...
+    assert refit.level_scores_ == folds.level_scores_ and refit.n_levels_ == folds.n_levels_
+    for a, b in zip(folds.weights_, refit.weights_, strict=True):
+        for wa, wb in zip(a, b, strict=True):
+            np.testing.assert_array_equal(np.stack(wa), np.stack(wb))
+    # ... and the test-time vectors are not the fold models' mean
+    assert not np.allclose(folds.transform(X_new), refit.transform(X_new))
+    assert all(level.refit_models is not None for level in refit.levels_)
+
+
+def test_refit_vectors_are_the_all_data_forests_uniform_mean(data):
+    X, y, X_new = data
+    estimator = CascadeForestClassifier(n_trees=10, engine="fast", random_state=0, max_levels=1)
+    estimator.set_params(test_vectors="refit").fit(X, y)
+    level = estimator.levels_[0]
+    specs = estimator._validate_hyperparameters()
+    for m, ((kind, params), model) in enumerate(zip(specs, level.refit_models, strict=True)):
+        # the refit forest was grown on every training example (it predicts them from its leaves) ...
+        assert model.n_trees == 10
+        again = fit_fold_model(
+            kind,
+            params,
+            "fast",
+            X.astype(np.float32),
+            np.unique(y, return_inverse=True)[1],
+            n_classes=3,
+            n_trees=10,
+            random_state=model.seed,
+            tree_params={"max_depth": None, "min_samples_split": 2, "min_samples_leaf": 1},
+        )
+        np.testing.assert_allclose(again.probabilities(X_new), model.probabilities(X_new))
+        # ... and the forest's class vector is its trees' uniform mean
+        vectors = estimator.transform(X_new)[:, 3 * m : 3 * (m + 1)]
+        np.testing.assert_allclose(vectors, model.probabilities(X_new).mean(axis=1))
+
+
+def test_refit_is_independent_of_n_jobs(data):
+    X, y, X_new = data
+    a = DisDFClassifier(n_trees=8, engine="fast", random_state=2, test_vectors="refit", n_jobs=1).fit(X, y)
+    b = DisDFClassifier(n_trees=8, engine="fast", random_state=2, test_vectors="refit", n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(a.transform(X_new), b.transform(X_new))
+
+
+def test_an_unknown_test_vectors_is_refused_naming_it(data):
+    X, y, _ = data
+    with pytest.raises(ValueError, match="test_vectors"):
+        CascadeForestClassifier(test_vectors="refitted").fit(X, y)
