@@ -122,9 +122,9 @@ def _cell_text(row: pd.Series, tex: bool = False) -> str:
 def layout(cells: pd.DataFrame, tex: bool = False) -> pd.DataFrame:
     """Rows N, columns T x method, as in the paper."""
     frame = cells.assign(text=[_cell_text(row, tex) for _, row in cells.iterrows()])
-    frame["column"] = [f"T={t} {LABELS[m]}" for t, m in zip(frame["T"], frame["method"], strict=True)]
+    frame["column"] = [f"T={t} {LABELS.get(m, m)}" for t, m in zip(frame["T"], frame["method"], strict=True)]
     order = [
-        f"T={t} {LABELS[m]}" for t in sorted(frame["T"].unique()) for m in LABELS if m in set(frame["method"])
+        f"T={t} {LABELS.get(m, m)}" for t in sorted(frame["T"].unique()) for m in LABELS if m in set(frame["method"])
     ]
     table = frame.pivot(index="N", columns="column", values="text")[order]
     table.columns.name = None
@@ -332,7 +332,7 @@ def timing_sections(cells: pd.DataFrame, cfg: DictConfig, records: pd.DataFrame)
     """Seconds per unit at the largest N and T, and per split (with the protocol's core-hours)."""
     largest = cells[(cells["N"] == cells["N"].max()) & (cells["T"] == cells["T"].max())]
     timing = largest.pivot_table(index="dataset", columns="method", values=["seconds", "n_levels"])
-    timing.columns = [f"{value} {LABELS[method]}" for value, method in timing.columns]
+    timing.columns = [f"{value} {LABELS.get(method, method)}" for value, method in timing.columns]
     lines = [
         f"## Time per unit at N = {cells['N'].max()}, T = {cells['T'].max()}",
         "",
