@@ -122,10 +122,11 @@ def _cell_text(row: pd.Series, tex: bool = False) -> str:
 def layout(cells: pd.DataFrame, tex: bool = False) -> pd.DataFrame:
     """Rows N, columns T x method, as in the paper."""
     frame = cells.assign(text=[_cell_text(row, tex) for _, row in cells.iterrows()])
-    frame["column"] = [f"T={t} {LABELS.get(m, m)}" for t, m in zip(frame["T"], frame["method"], strict=True)]
-    order = [
-        f"T={t} {LABELS.get(m, m)}" for t in sorted(frame["T"].unique()) for m in LABELS if m in set(frame["method"])
-    ]
+    label = {m: LABELS.get(m, m) for m in frame["method"].unique()}
+    frame["column"] = [f"T={t} {label[m]}" for t, m in zip(frame["T"], frame["method"], strict=True)]
+    # the paper's two methods first, in its order; any other method (e.g. an audit grid) after them
+    methods = [m for m in LABELS if m in label] + sorted(set(label) - set(LABELS))
+    order = [f"T={t} {label[m]}" for t in sorted(frame["T"].unique()) for m in methods]
     table = frame.pivot(index="N", columns="column", values="text")[order]
     table.columns.name = None
     return table

@@ -62,7 +62,7 @@ def test_parkinsons_subjects_stay_on_one_side(data_dir):
         train = {subjects[rows[tuple(x)]] for x in split.X_train}
         test = {subjects[rows[tuple(x)]] for x in split.X_test}
         assert len(split.y_train) == 120 and 0 < len(split.y_test) <= 75 and not train & test
-    with pytest.raises(ValueError, match="ecoli.*no subjects"):
+    with pytest.raises(ValueError, match=r"ecoli.*no subjects"):
         load_pool("ecoli", str(data_dir), "subject")
 
 
