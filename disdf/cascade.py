@@ -128,11 +128,13 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the fold splits and every forest.
-    engine : {"sklearn", "fast"}, default="sklearn"
-        Who grows the trees: scikit-learn's forests (the reference) or the
-        compiled engine of :mod:`disdf.fast_forest` (same split
-        rules, 10-100x faster on a few hundred examples; different random
-        streams, so the same seed gives different trees than "sklearn").
+    engine : {"fast", "sklearn"}, default="fast"
+        Who grows the trees: the compiled engine of :mod:`disdf.fast_forest`
+        (scikit-learn's split rules, 10-100x faster on a few hundred examples)
+        or scikit-learn's forests (the reference). They are the same learner
+        by an equivalence test in every cell of the paper's protocol
+        (``scripts/compare_engines.py``), but draw different random streams,
+        so one seed gives different trees under each.
     verbose : int, default=0
         Print each level's score when > 0.
     test_vectors : {"fold_mean", "refit"}, default="fold_mean"
@@ -176,7 +178,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         min_samples_leaf: int = 1,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
-        engine: str = "sklearn",
+        engine: str = "fast",
         verbose: int = 0,
         test_vectors: str = "fold_mean",
     ) -> None:

@@ -162,7 +162,7 @@ class DisDFClassifier(CascadeForestClassifier):
         min_samples_leaf: int = 1,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
-        engine: str = "sklearn",
+        engine: str = "fast",
         verbose: int = 0,
         test_vectors: str = "fold_mean",
         lambda_: float = 1.0,

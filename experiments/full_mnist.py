@@ -38,7 +38,7 @@ from disdf.atomic_files import replaced_atomically
 from disdf.datasets import load_mnist, mnist_files
 from experiments.composition import estimator_specs
 from experiments.durable import check_writable
-from experiments.protocol import METHODS, Unit
+from experiments.protocol import Unit
 from experiments.report import put_section
 from experiments.unit import make_estimator
 
@@ -142,7 +142,8 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
     model = OmegaConf.to_container(cfg.model, resolve=True)
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     settings = OmegaConf.to_container(cfg.full_mnist, resolve=True)
-    specs = estimator_specs(cfg, METHODS)
+    methods = list(cfg.protocol.methods)
+    specs = estimator_specs(cfg, methods)
     n_jobs = effective_n_jobs(cfg.runtime.n_jobs)
     context = {
         "engine": model["engine"],
@@ -150,6 +151,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
         "solver_options": str(solver["options"]),
         "lambda_": model["lambda_"],
         "tau": model["tau"],
+        "weight_fitting": model["weight_fitting"],
         "n_jobs": n_jobs,
         "fit_minutes_budget": settings["fit_minutes_budget"],
         "memory_gb_budget": settings["memory_gb_budget"],
@@ -158,7 +160,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
     }
     rows, predictions, y_test = [], {}, None
-    for method in METHODS:
+    for method in methods:
         log.info(
             f"Fitting {method} on {settings['n_train'] or MNIST_TRAIN} MNIST images (T={settings['n_trees']})"
         )

@@ -92,7 +92,9 @@ def test_augmentation(three_class_data, augmentation, extra_levels, monkeypatch)
     X, y = three_class_data
     script = iter([0.3, 0.4, 0.5])
     monkeypatch.setattr(disdf.cascade, "level_accuracy", lambda vectors, y: next(script))
-    model = CascadeForestClassifier(n_trees=3, max_levels=3, augmentation=augmentation, random_state=0)
+    model = CascadeForestClassifier(
+        n_trees=3, max_levels=3, augmentation=augmentation, random_state=0, engine="sklearn"
+    )
     model.fit(X, y)
     third = model.levels_[2].forests[0].models[0].forest
     assert third.n_features_in_ == X.shape[1] + extra_levels * 4 * 3
@@ -105,7 +107,7 @@ def test_rare_class_missing_from_fold_models():
     y = np.array([0] * 20 + [1] * 19 + [2])
     X[y == 2] += 4
     with pytest.warns(UserWarning, match="least populated class"):
-        model = DisDFClassifier(n_trees=6, random_state=0).fit(X, y)
+        model = DisDFClassifier(n_trees=6, random_state=0, engine="sklearn").fit(X, y)
     assert model.predict_proba(X).shape == (40, 3)
     blind = [t for t in model.levels_[0].forests[0].models if 2 not in t.forest.classes_]
     assert blind, "expected a fold model that never saw class 2"

@@ -35,7 +35,9 @@ def test_weights_lie_on_the_simplex(three_class_data):
 def test_weights_are_fit_on_the_held_out_examples(three_class_data):
     """Recompute one fold model's problem from its held-out examples: same optimum as stored."""
     X, y = three_class_data
-    model = DisDFClassifier(n_trees=10, random_state=0, lambda_=0.5, tau=1.2, max_levels=1).fit(X, y)
+    model = DisDFClassifier(
+        n_trees=10, random_state=0, lambda_=0.5, tau=1.2, max_levels=1, engine="sklearn"
+    ).fit(X, y)
     from sklearn.model_selection import StratifiedKFold
 
     rng = np.random.RandomState(0)
