@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate ablation reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate ablation audit reproduce-quick test-full mnist-full tables figures clean
 
 install: $(VENV)/.installed
 
@@ -84,6 +84,14 @@ EXPERIMENT ?= paper
 tables: install
 	$(BIN)/python -m experiments.tables experiment=$(EXPERIMENT)
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.weight_fitting_report)
+	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.audit_report)
+
+# The paper audit: every mechanism of configs/audit/ (a Hydra sweep, resumable; about 30 min), then
+# REPORT.md's "How our numbers relate to the paper's", results/audit/cells.csv and its figures.
+audit: install
+	$(BIN)/python -m experiments.run -m experiment=audit
+	$(BIN)/python -m experiments.audit_report
+	$(BIN)/python scripts/plot_audit.py --results results
 
 # DisDF with the paper's leaking weight fitting (same_examples) beside gcF, on N in {50, 120} and
 # T in {100, 1000} (about 10 min), then REPORT.md's "Honest DisDF" section against the headline.
@@ -95,6 +103,7 @@ figures: install
 	$(BIN)/python scripts/plot_accuracy_vs_T.py --results $(RESULTS)
 	$(BIN)/python scripts/plot_ours_vs_paper.py --results $(RESULTS)
 	$(BIN)/python scripts/plot_difference_heatmap.py --results $(RESULTS)
+	$(if $(wildcard $(RESULTS)/audit/cells.csv),$(BIN)/python scripts/plot_audit.py --results $(RESULTS))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -1,0 +1,168 @@
+"""The audit's mechanisms against N, next to the paper's values and our headline, a figure per dataset.
+
+Reads results/audit/cells.csv (written by `make audit`) and writes
+results/figures/audit_<dataset>.png: gcF left, DisDF right, x = N, y = test accuracy.
+The paper's values are large black markers, ours a thick line with 95% CIs, each
+mechanism a thinner line with its CIs, dodged along x. A source keeps its colour
+in every panel and every dataset's figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from plotting import METHOD_STYLE, parse_results_dir, run_plot, save
+
+#: The number of trees of every row of the audit's table (it has no T column).
+T = 100
+COLUMNS = ("dataset", "N", "method", "source", "mean", "ci_half")
+#: Sources with a fixed look; every other source is a mechanism of the audit.
+PAPER, OURS, ORACLE = "paper", "ours", "oracle"
+FIXED_COLORS = {PAPER: "black", OURS: "dimgray"}
+#: Colours of the mechanisms, given in the order of their sorted names (tab10 without its grey,
+#: then tab20's light shades); more mechanisms than colours reuse them from the start.
+PALETTE = (
+    "tab:blue",
+    "tab:orange",
+    "tab:green",
+    "tab:red",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:olive",
+    "tab:cyan",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#ff9896",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#dbdb8d",
+    "#9edae5",
+)
+LABELS = {PAPER: "paper", OURS: "ours (95% CI)", ORACLE: "oracle (λ, τ chosen on test data)"}
+#: Half the width over which the lines of one N are spread, as a fraction of the smallest gap between Ns.
+SPREAD = 0.3
+
+
+def read_audit(results: Path) -> pd.DataFrame:
+    """The audit's cell table, or SystemExit naming the file and the command that writes it."""
+    path = results / "audit" / "cells.csv"
+    if not path.is_file():
+        raise SystemExit(f"No audit table {path}: run `make audit` first.")
+    cells = pd.read_csv(path)
+    missing = [column for column in COLUMNS if column not in cells.columns]
+    if missing:
+        raise SystemExit(f"{path} lacks the column(s) {', '.join(missing)}: rerun `make audit`.")
+    cells["source"] = cells["source"].astype(str)
+    return cells.dropna(subset=["mean"])
+
+
+def mechanisms(sources: Iterable[str]) -> list[str]:
+    """The sources other than the paper and ours, sorted by name."""
+    return sorted(set(sources) - {PAPER, OURS})
+
+
+def source_colors(sources: Iterable[str]) -> dict[str, str]:
+    """A colour for each source: fixed for the paper and ours, the mechanisms in sorted order from PALETTE.
+
+    Pass the sources of the whole table, not of one dataset, so a source has one colour in every figure.
+    """
+    sources = set(sources)
+    colors = {source: color for source, color in FIXED_COLORS.items() if source in sources}
+    for index, source in enumerate(mechanisms(sources)):
+        colors[source] = PALETTE[index % len(PALETTE)]
+    return colors
+
+
+def source_offsets(sources: Iterable[str], Ns: Iterable[float]) -> dict[str, float]:
+    """Shift along x of each source's line: the paper and ours at N itself, the mechanisms around it."""
+    Ns = np.unique(np.asarray(list(Ns), dtype=float))
+    gap = float(np.diff(Ns).min()) if len(Ns) > 1 else 20.0
+    others = mechanisms(sources)
+    # ours in the middle, the mechanisms alternately right and left of it: +1, -1, +2, -2, ...
+    slots = [(index // 2 + 1) * (1 if index % 2 == 0 else -1) for index in range(len(others))]
+    step = SPREAD * gap / max(1, max((abs(slot) for slot in slots), default=1))
+    offsets = {PAPER: 0.0, OURS: 0.0}
+    offsets.update({source: slot * step for source, slot in zip(others, slots, strict=True)})
+    return offsets
+
+
+def draw_panel(ax, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]) -> None:
+    """One method's sources of one dataset: the paper's markers, ours and every mechanism."""
+    for source, line in sorted(cells.groupby("source"), key=lambda item: (item[0] != PAPER, item[0] != OURS)):
+        line = line.sort_values("N")
+        x = line["N"].to_numpy(dtype=float) + offsets[source]
+        label = LABELS.get(source, source)
+        if source == PAPER:
+            ax.plot(x, line["mean"], "o", color=colors[source], ms=10, label=label, zorder=4)
+            continue
+        ours = source == OURS
+        ax.errorbar(
+            x,
+            line["mean"],
+            yerr=line["ci_half"],
+            fmt="--o" if source == ORACLE else "-o",
+            color=colors[source],
+            lw=2.5 if ours else 1.2,
+            ms=5 if ours else 4,
+            capsize=3 if ours else 2,
+            elinewidth=1.5 if ours else 0.9,
+            label=label,
+            zorder=3 if ours else 2,
+        )
+
+
+def plot_dataset(
+    dataset: str, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]
+) -> plt.Figure:
+    """A dataset's figure: gcF's panel left and DisDF's right, sharing y, one legend below them."""
+    figure, axes = plt.subplots(1, len(METHOD_STYLE), figsize=(10, 4.2), sharey=True, layout="constrained")
+    Ns = sorted(cells["N"].unique())
+    for ax, (method, (name, _)) in zip(axes, METHOD_STYLE.items(), strict=True):
+        panel = cells[cells["method"] == method]
+        if panel.empty:
+            ax.text(
+                0.5, 0.5, f"no {name} cell in the audit", ha="center", va="center", transform=ax.transAxes
+            )
+        draw_panel(ax, panel, colors, offsets)
+        ax.set_xticks(Ns, [str(N) for N in Ns])
+        ax.set_title(name)
+        ax.set_xlabel("training set size N")
+        ax.grid(alpha=0.3, axis="y")
+    axes[0].set_ylabel("test accuracy")
+    # one entry per source, although a source may be drawn in one panel only
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    order = [LABELS.get(source, source) for source in colors]  # paper, ours, the mechanisms by name
+    labels = sorted(entries, key=lambda label: order.index(label) if label in order else len(order))
+    figure.legend(
+        [entries[label] for label in labels],
+        labels,
+        loc="outside lower center",
+        ncol=4,
+        fontsize=8,
+        frameon=False,
+    )
+    figure.suptitle(f"{dataset}: T = {T}; mechanisms of the audit")
+    return figure
+
+
+def main() -> None:
+    results = parse_results_dir(__doc__.splitlines()[0])
+    cells = read_audit(results)
+    colors = source_colors(cells["source"])
+    offsets = source_offsets(cells["source"], cells["N"])
+    for dataset, group in cells.groupby("dataset"):
+        save(plot_dataset(str(dataset), group, colors, offsets), results, f"audit_{dataset}.png")
+
+
+if __name__ == "__main__":
+    run_plot(main)
