@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import OmegaConf
+from omegaconf import MISSING, OmegaConf
 
 from disdf.datasets import DATA_DIR_ENV
 from disdf.discriminative import DEFAULT_TUNE_GRID
@@ -34,36 +34,28 @@ def default_data_dir() -> str | None:
 
 @dataclass
 class ModelConfig:
-    """The values of the methods' estimators: the cascade's, shared by both, and DisDF's own.
+    """The types of the methods' values; the values themselves are in configs/model/disdf.yaml.
 
     configs/method/*.yaml wire them to the estimators' parameters;
     ``protocol.methods`` says which methods run. ``name`` labels the model
     group (``disdf``: both methods, ``gcforest``: gcForest alone).
     """
 
-    name: str = "disdf"
-    n_folds: int = 3
-    max_levels: int = 10
-    patience: int = 1
-    tol: float = 0.0
-    augmentation: str = "cumulative"
-    #: "fast" (disdf.fast_forest, compiled) or "sklearn" (the reference); see
-    #: results/bench/engine_equivalence.csv for the evidence they are the same learner.
-    engine: str = "fast"
-    lambda_: float = 1.0
-    tau: float = 1.0
-    # Fixed lambda, tau: out-of-fold tuning was no better on datasets outside
-    # the paper (scripts/compare_tuning.py -> results/bench/tuning.csv).
-    tune: bool = False
-    # The grid's one definition is the estimator's (disdf.discriminative.DEFAULT_TUNE_GRID).
-    tune_lambdas: list[float] = field(default_factory=lambda: list(DEFAULT_TUNE_GRID["lambda_"]))
-    tune_taus: list[float] = field(default_factory=lambda: list(DEFAULT_TUNE_GRID["tau"]))
-    #: DisDF's out-of-fold vectors: "cross_fit" (their weights never saw their labels) or
-    #: "same_examples" (the paper's code: they leak; the ablation). See DisDFClassifier.
-    weight_fitting: str = "cross_fit"
-    cross_fit_parts: int = 3
-    #: New examples' class vectors: "fold_mean" (the K fold models) or "refit" (the paper's base code).
-    test_vectors: str = "fold_mean"
+    name: str = MISSING
+    n_folds: int = MISSING
+    max_levels: int = MISSING
+    patience: int = MISSING
+    tol: float = MISSING
+    augmentation: str = MISSING
+    engine: str = MISSING
+    test_vectors: str = MISSING
+    lambda_: float = MISSING
+    tau: float = MISSING
+    tune: bool = MISSING
+    tune_lambdas: list[float] = MISSING
+    tune_taus: list[float] = MISSING
+    weight_fitting: str = MISSING
+    cross_fit_parts: int = MISSING
 
 
 @dataclass
@@ -151,6 +143,9 @@ class Config:
 def register() -> None:
     ConfigStore.instance().store(name="base_config", node=Config)
     OmegaConf.register_new_resolver("disdf_data_dir", default_data_dir, replace=True)
+    OmegaConf.register_new_resolver(
+        "disdf_tune_grid", lambda name: list(DEFAULT_TUNE_GRID[name]), replace=True
+    )
 
 
 register()

@@ -2,7 +2,8 @@
 
 Each section is the text of one producer: the protocol's tables and statistics
 (:mod:`experiments.tables`), DisDF's two weight fittings side by side
-(:mod:`experiments.weight_fitting_report`) and the run on the full MNIST training set
+(:mod:`experiments.weight_fitting_report`), the paper audit (:mod:`experiments.audit_report`)
+and the run on the full MNIST training set
 (:mod:`experiments.full_mnist`). A producer hands its section to
 :func:`put_section`, which keeps it in ``<output>/report/<name>.md`` and
 rewrites REPORT.md whole (atomically) as the sections present, in
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from disdf.atomic_files import write_text_atomically
 
-SECTION_ORDER = ("protocol", "weight_fitting", "mnist_full")
+SECTION_ORDER = ("protocol", "weight_fitting", "audit", "mnist_full")
 SECTIONS_DIR = "report"
 
 
