@@ -250,7 +250,9 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        return self._fit(*self._prepare_fit(X, y), first_level=first_level)
+        self._fit(*self._prepare_fit(X, y), first_level=first_level)
+        del self._training_vectors  # only fit_transform returns them: a fitted model stays small
+        return self
 
     def grow_first_level(self, X, y) -> LevelFit:
         """Grow level 1's fold models as :meth:`fit` would, before any weights: to share.
@@ -332,6 +334,8 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 break  # nothing left to improve
 
         self.levels_ = levels[:n_keep]
+        # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
+        self._training_vectors = previous_vectors[n_keep - 1]
         if self.test_vectors == "refit":
             inputs = [self._level_input(X, previous_vectors[:q]) for q in range(n_keep)]
             for level, features in zip(self.levels_, inputs, strict=True):
@@ -442,6 +446,33 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             features = self._level_input(X, previous_vectors)
             previous_vectors.append(level.class_vectors(features, self.n_jobs))
         return previous_vectors[-1]
+
+    def fit_transform(self, X, y, **fit_params) -> np.ndarray:
+        """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.
+
+        As scikit-learn's cross-fitted transformers (``TargetEncoder``,
+        ``StackingClassifier``) do: ``fit(X, y).transform(X)`` would give
+        in-sample vectors, from fold models that trained on those very
+        examples (for DisDF also from weights fitted on their labels), which
+        overstate their quality. These are the vectors the cascade itself
+        scored the level with and fed to the next one: each from the fold
+        model that never saw the example, and for DisDF with
+        ``weight_fitting="cross_fit"`` weights that never saw its label.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        **fit_params : ``first_level``, as in :meth:`fit`
+
+        Returns
+        -------
+        ndarray of shape (n_samples, M * n_classes)
+        """
+        self._fit(*self._prepare_fit(X, y), **fit_params)
+        vectors = self._training_vectors
+        del self._training_vectors
+        return vectors
 
     def transform(self, X) -> np.ndarray:
         """The learned representation v: the last kept level's M concatenated class vectors.

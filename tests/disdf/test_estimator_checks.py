@@ -2,7 +2,12 @@
 
 scikit-learn itself skips its array-API input check unless SCIPY_ARRAY_API is
 set; the estimators work on NumPy arrays only and do not claim array-API
-support, so that skip is expected. No other check is skipped or expected to fail.
+support, so that skip is expected. Two checks are expected to fail, by design:
+``check_transformer_general`` and ``check_transformer_data_not_an_array`` assert
+that ``fit_transform(X, y)`` equals ``fit(X, y).transform(X)`` within 0.01, but
+``fit_transform`` returns the kept level's *out-of-fold* vectors (as scikit-learn's
+cross-fitted ``TargetEncoder`` and ``StackingClassifier`` do), while ``transform``
+of training examples is in-sample. No other check is skipped or expected to fail.
 """
 
 import pytest
@@ -10,15 +15,24 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 
+OUT_OF_FOLD = "fit_transform returns out-of-fold vectors; transform(X_train) is in-sample (by design)"
+
+
+def expected_failures(estimator) -> dict[str, str]:
+    return {
+        name: OUT_OF_FOLD for name in ("check_transformer_general", "check_transformer_data_not_an_array")
+    }
+
 
 @pytest.mark.slow
 @parametrize_with_checks(
     [
-        CascadeForestClassifier(n_trees=10),
-        DisDFClassifier(n_trees=10),
+        CascadeForestClassifier(n_trees=10, engine="sklearn"),
+        DisDFClassifier(n_trees=10, engine="sklearn"),
         CascadeForestClassifier(n_trees=10, engine="fast"),
         DisDFClassifier(n_trees=10, engine="fast"),
-    ]
+    ],
+    expected_failed_checks=expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

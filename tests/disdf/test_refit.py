@@ -67,3 +67,31 @@ def test_an_unknown_test_vectors_is_refused_naming_it(data):
     X, y, _ = data
     with pytest.raises(ValueError, match="test_vectors"):
         CascadeForestClassifier(test_vectors="refitted").fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [CascadeForestClassifier, DisDFClassifier])
+def test_fit_transform_returns_the_out_of_fold_vectors_the_cascade_scored(cls, data):
+    """Not transform(X) of the training examples (in-sample): the kept level's out-of-fold vectors."""
+    X, y, _ = data
+    estimator = cls(n_trees=10, random_state=5, max_levels=1)
+    vectors = estimator.fit_transform(X, y)
+    shared = cls(n_trees=10, random_state=5, max_levels=1).grow_first_level(X, y)
+    n_forests, n_classes = len(shared.forests), 3
+    assert vectors.shape == (len(y), n_forests * n_classes)
+    if (
+        cls is CascadeForestClassifier
+    ):  # uniform weights: each example's vector from the model that never saw it
+        expected = np.hstack(
+            [
+                forest.with_weights([np.full(10, 0.1)] * 3).out_of_fold_vectors(shared.folds, len(y))
+                for forest in shared.forests
+            ]
+        )
+        np.testing.assert_allclose(vectors, expected)
+    # the level's score is the accuracy of these vectors' sum, and they differ from in-sample ones
+    summed = vectors.reshape(len(y), n_forests, n_classes).sum(axis=1)
+    assert estimator.level_scores_[0] == pytest.approx(
+        np.mean(summed.argmax(axis=1) == np.unique(y, return_inverse=True)[1])
+    )
+    assert not np.allclose(vectors, estimator.transform(X))
+    assert not hasattr(estimator, "_training_vectors")  # nothing extra kept on the fitted model
