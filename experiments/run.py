@@ -176,16 +176,7 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     context = {"config_hash": digest, "version": disdf.__version__}
 
     def unit_split(unit, seed):
-        n_test = test_size(unit.N, cfg.protocol.test_fraction)
-        return draw_split(
-            pools[unit.dataset],
-            unit.N,
-            n_test,
-            seed,
-            unit.dataset,
-            cfg.protocol.cap_test_size,
-            cfg.protocol.train_draw,
-        )
+        return protocol_split(cfg, pools[unit.dataset], unit, seed)
 
     share = cfg.runtime.share_first_level
 
@@ -236,13 +227,28 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
             log.warning(
                 f"Interrupted: {completed} units of this run are saved; run the same command to resume."
             )
-    summary = {
+    summary = run_summary(cfg, digest, started, completed, len(units), interrupted, workers)
+    if completed:
+        append_json_lines(output / "runs.jsonl", [summary])
+    return summary
+
+
+def protocol_split(cfg: DictConfig, pool, unit: Unit, seed: int):
+    """The training and test examples of ``unit``'s split, drawn as the protocol asks."""
+    protocol = cfg.protocol
+    n_test = test_size(unit.N, protocol.test_fraction)
+    return draw_split(pool, unit.N, n_test, seed, unit.dataset, protocol.cap_test_size, protocol.train_draw)
+
+
+def run_summary(cfg, digest, started, completed, units_total, interrupted, workers) -> dict:
+    """The line a run appends to runs.jsonl: what ran, how long, where."""
+    return {
         "experiment": cfg.experiment_name,
         "config_hash": digest,
         "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
         "wall_seconds": round(time.time() - started, 1),
         "units_run": completed,
-        "units_total": len(units),
+        "units_total": units_total,
         "interrupted": interrupted,
         "backend": cfg.runtime.backend,
         "engine": cfg.model.engine,
@@ -250,9 +256,6 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
         "machine": f"{platform.node()} {platform.machine()} {platform.processor()}".strip(),
         "version": disdf.__version__,
     }
-    if completed:
-        append_json_lines(output / "runs.jsonl", [summary])
-    return summary
 
 
 def log_lost_runs(runs_path: Path, cfg: DictConfig, digest: str, recorded: int) -> None:
