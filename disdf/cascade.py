@@ -30,6 +30,11 @@ from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
 from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
 
 AUGMENTATIONS = ("cumulative", "previous")
+#: Distances between two representations (see CascadeForestClassifier.pair_distance).
+PAIR_DISTANCES = {
+    "manhattan": lambda d: np.abs(d).sum(axis=1),
+    "squared_euclidean": lambda d: np.square(d).sum(axis=1),
+}
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
@@ -488,6 +493,47 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             models), forest after forest.
         """
         return self._last_class_vectors(X)
+
+    def pair_distance(self, pairs, distance: str = "manhattan") -> np.ndarray:
+        """Distance between the two samples of each pair in the learned representation.
+
+        metric-learn's convention: ``pairs`` has shape (n_pairs, 2, n_features).
+        The representation is :meth:`transform`'s (the last kept level's M
+        concatenated class vectors v = (v^(1), ..., v^(M))). ``"manhattan"``
+        is the paper's d_1(v_i, v_j) = ||v_i - v_j||_1, the distance DisDF's
+        hinge term pushes above τ for different-class pairs (through <Q_ij, w>,
+        eq. (62), which bounds it from above); ``"squared_euclidean"`` is
+        sum_k sum_c (v_ic^(k) - v_jc^(k))^2, the distance of eq. (58)'s first line.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features)
+        distance : {"manhattan", "squared_euclidean"}, default="manhattan"
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        check_is_fitted(self)
+        if distance not in PAIR_DISTANCES:
+            raise ValueError(f"distance must be one of {list(PAIR_DISTANCES)}; got {distance!r}")
+        pairs = np.asarray(pairs, dtype=np.float64)
+        if pairs.ndim != 3 or pairs.shape[1] != 2:
+            raise ValueError(f"pairs must have shape (n_pairs, 2, n_features); got {pairs.shape}")
+        n_pairs = pairs.shape[0]
+        vectors = self.transform(pairs.reshape(2 * n_pairs, pairs.shape[2])).reshape(n_pairs, 2, -1)
+        return PAIR_DISTANCES[distance](vectors[:, 0] - vectors[:, 1])
+
+    def get_metric(self, distance: str = "manhattan"):
+        """A function ``metric(u, v)`` of two samples (1-d arrays), as metric-learn's ``get_metric``:
+        :meth:`pair_distance` of the pair (u, v). It holds the fitted estimator."""
+        if distance not in PAIR_DISTANCES:
+            raise ValueError(f"distance must be one of {list(PAIR_DISTANCES)}; got {distance!r}")
+
+        def metric(u, v) -> float:
+            return float(self.pair_distance(np.stack([u, v])[None], distance)[0])
+
+        return metric
 
     def predict_proba(self, X) -> np.ndarray:
         """Sum of the last level's class vectors, normalised to sum to 1.
