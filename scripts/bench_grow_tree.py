@@ -116,7 +116,8 @@ def bench(versions: dict[str, ModuleType], rounds: int, inner: int) -> pd.DataFr
                 }
             )
         old_s, new_s = (statistics.median(times[name]) for name in ("old", "new"))
-        print(f"{kind:>17} n={n:<5} T={n_trees:<5} old {old_s:.4f} s  new {new_s:.4f} s  new/old {new_s / old_s:.3f}")
+        label = f"{kind:>17} n={n:<5} T={n_trees:<5}"
+        print(f"{label} old {old_s:.4f} s  new {new_s:.4f} s  new/old {new_s / old_s:.3f}", flush=True)
     return pd.DataFrame(rows)
 
 
