@@ -164,128 +164,88 @@ def _sort_gathered(values, sorted_samples, k):
 
 
 @nb.njit(cache=True, nogil=True)
-def _sorted_node_values(Xt, samples, start, end, feature, presorted, mark, stamp, values, sorted_samples):
-    """The node's examples in increasing order of X[:, feature], into values / sorted_samples.
-
-    By :func:`_sort_method`: insertion sort, filtering the forest's presorted
-    order of the feature by node membership (O(n), no comparisons), or
-    gathering and sorting.
-    """
-    n_node = end - start
-    method = _sort_method(n_node, presorted.shape[1])
-    if method == _GATHER:
-        for s in range(n_node):
-            i = samples[start + s]
-            values[s] = Xt[feature, i]
-            sorted_samples[s] = i
-        _sort_gathered(values, sorted_samples, n_node)
-    elif method == _INSERT:
-        for s in range(n_node):
-            i = samples[start + s]
-            _insert_sorted(values, sorted_samples, s, Xt[feature, i], i)
-    else:
-        k = 0
-        for i in presorted[feature]:
-            if mark[i] == stamp:
-                values[k] = Xt[feature, i]
-                sorted_samples[k] = i
-                k += 1
-
-
-@nb.njit(cache=True, nogil=True)
-def _sorted_nonzero_values(
-    Xt,
-    y,
-    weight,
-    samples,
-    start,
-    end,
-    feature,
-    presorted,
-    first_nonzero,
-    mark,
-    stamp,
-    node_counts,
-    values,
-    sorted_samples,
-    zero_counts,
+def _sorted_node_values(
+    Xt, samples, start, end, feature, presorted, first_nonzero, mark, stamp, values, sorted_samples
 ):
-    """The node's nonzero values of a non-negative feature, increasing, into values / sorted_samples.
+    """The node's values of a feature in increasing order, into values / sorted_samples; returns n_zero.
 
-    Returns their number k; zero_counts receives the class weights of the node's
-    n_node - k zeros, which come first in the order and form one block. Most
-    pixels of a small node are zero: sorting only the rest saves most of the work.
-    By :func:`_sort_method`: insert the nonzero values, filter the presorted
-    order past the feature's zeros, which come first in it (marked nodes), or
-    gather and sort them.
+    If first_nonzero[feature] > 0 (a non-negative feature with zeros: pixels),
+    the node's n_zero zeros, its smallest values, are left out as one block that
+    comes first in the order: most pixels of a small node are zero, so sorting
+    only the rest saves most of the work. Otherwise n_zero is 0. How
+    (:func:`_sort_method`): insertion sort, filtering the forest's presorted
+    order of the feature past its zeros by node membership (``mark[i] ==
+    stamp``; O(n), no comparisons), or gathering and sorting.
     """
-    k = 0
+    first = first_nonzero[feature]
     n_node = end - start
-    method = _sort_method(n_node, presorted.shape[1] - first_nonzero[feature])
-    if method == _GATHER:
-        for s in range(start, end):
-            i = samples[s]
-            v = Xt[feature, i]
-            if v != 0.0:
-                values[k] = v
-                sorted_samples[k] = i
-                k += 1
-        _sort_gathered(values, sorted_samples, k)
-    elif method == _FILTER:
+    method = _sort_method(n_node, presorted.shape[1] - first)
+    k = 0
+    if method == _FILTER:
         order = presorted[feature]
-        for r in range(first_nonzero[feature], order.shape[0]):
+        for r in range(first, order.shape[0]):
             i = order[r]
             if mark[i] == stamp:
                 values[k] = Xt[feature, i]
                 sorted_samples[k] = i
                 k += 1
-    else:
-        for s in range(start, end):
-            i = samples[s]
-            v = Xt[feature, i]
-            if v == 0.0:
-                continue
+        return n_node - k
+    for s in range(start, end):
+        i = samples[s]
+        v = Xt[feature, i]
+        if first > 0 and v == 0.0:
+            continue
+        if method == _INSERT:
             _insert_sorted(values, sorted_samples, k, v, i)
-            k += 1
-    for c in range(zero_counts.shape[0]):
-        zero_counts[c] = node_counts[c]
-    for p in range(k):
-        i = sorted_samples[p]
-        zero_counts[y[i]] -= weight[i]  # exact: the weights are whole bootstrap counts
-    return k
+        else:
+            values[k] = v
+            sorted_samples[k] = i
+        k += 1
+    if method == _GATHER:
+        _sort_gathered(values, sorted_samples, k)
+    return n_node - k
 
 
 @nb.njit(cache=True, nogil=True)
-def _best_threshold(
-    y, weight, n_node, min_samples_leaf, node_counts, n_zero, zero_counts, values, sorted_samples, left, right
-):
-    """Best Gini threshold (BestSplitter): (proxy, threshold), proxy -inf if none.
+def _midpoint(v0, v1):
+    """The threshold between consecutive distinct values v0 < v1: halfway, or v0 if that rounds to v1."""
+    threshold = v0 / 2.0 + v1 / 2.0
+    if threshold == v1 or threshold == np.inf or threshold == -np.inf:
+        threshold = v0
+    return threshold
 
-    The node's values in increasing order are n_zero zeros (class weights
-    zero_counts; none if n_zero is 0), then values[:n_node - n_zero]. The proxy
-    sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini decrease) is
-    updated in O(1) per position from the running sums of squares; with whole
-    weights these sums are exact, so a block of zeros moved at once gives the
-    same proxies as one example at a time.
+
+@nb.njit(cache=True, nogil=True)
+def _best_threshold(y, weight, n_node, n_zero, min_leaf, node_counts, values, sorted_samples, left, right):
+    """Best Gini threshold of a feature (BestSplitter): (proxy, threshold, constant).
+
+    The node's values in increasing order are n_zero zeros, then
+    values[:n_node - n_zero] (of the examples sorted_samples[:n_node - n_zero]);
+    ``constant`` if they span at most _FEATURE_THRESHOLD. The proxy
+    sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini decrease; -inf if
+    no position leaves min_leaf examples on each side) is updated in O(1) per
+    position from running sums of squares; with whole weights these sums are
+    exact, so moving the zeros at once gives the proxies of one at a time.
     """
-    square_left = 0.0
-    square_right = 0.0
-    weight_left = 0.0
-    weight_right = 0.0
+    n_sorted = n_node - n_zero
+    if values[n_sorted - 1] <= (0.0 if n_zero > 0 else values[0]) + _FEATURE_THRESHOLD:
+        return -np.inf, 0.0, True
+    for c in range(left.shape[0]):  # left of the first position: the zeros, the node minus the rest
+        left[c] = node_counts[c] if n_zero > 0 else 0.0
+    for p in range(n_sorted if n_zero > 0 else 0):
+        left[y[sorted_samples[p]]] -= weight[sorted_samples[p]]  # exact: whole bootstrap counts
+    square_left = square_right = weight_left = weight_right = 0.0
     for c in range(right.shape[0]):
-        left[c] = zero_counts[c] if n_zero > 0 else 0.0
         right[c] = node_counts[c] - left[c]
         square_left += left[c] * left[c]
         weight_left += left[c]
         square_right += right[c] * right[c]
         weight_right += right[c]
     # proxy = numerator / denominator, compared by cross-multiplication: no division per position.
-    best_numerator = -1.0
-    best_denominator = 1.0
-    best_threshold = 0.0
-    n_sorted = n_node - n_zero
+    best_numerator, best_denominator, best_threshold = -1.0, 1.0, 0.0
     # Position p splits after values[p]; p = -1 is the split right after the block of zeros.
     for p in range(-1 if n_zero > 0 else 0, n_sorted - 1):
+        v0 = 0.0
         if p >= 0:
             i = sorted_samples[p]
             c = y[i]
@@ -299,12 +259,10 @@ def _best_threshold(
             weight_left += w
             weight_right -= w
             v0 = values[p]
-        else:
-            v0 = 0.0
         n_left = n_zero + p + 1
-        if n_left < min_samples_leaf:
+        if n_left < min_leaf:
             continue
-        if n_node - n_left < min_samples_leaf:
+        if n_node - n_left < min_leaf:
             break
         v1 = values[p + 1]
         if v1 <= v0 + _FEATURE_THRESHOLD:
@@ -312,15 +270,11 @@ def _best_threshold(
         numerator = square_left * weight_right + square_right * weight_left
         denominator = weight_left * weight_right
         if numerator * best_denominator > best_numerator * denominator:
-            best_numerator = numerator
-            best_denominator = denominator
-            threshold = v0 / 2.0 + v1 / 2.0
-            if threshold == v1 or threshold == np.inf or threshold == -np.inf:
-                threshold = v0
-            best_threshold = threshold
+            best_numerator, best_denominator = numerator, denominator
+            best_threshold = _midpoint(v0, v1)
     if best_numerator < 0.0:
-        return -np.inf, best_threshold
-    return best_numerator / best_denominator, best_threshold
+        return -np.inf, best_threshold, False
+    return best_numerator / best_denominator, best_threshold, False
 
 
 @nb.njit(cache=True, nogil=True)
@@ -395,7 +349,6 @@ def _grow_tree(
     presorted,
     nonzero_bits,
     use_zero_bits,
-    non_negative,
     first_nonzero,
 ):
     """Grow one tree into the forest's arrays from position (n_nodes, n_leaves).
@@ -418,7 +371,6 @@ def _grow_tree(
     counts = np.empty(n_classes)
     left_counts = np.empty(n_classes)
     right_counts = np.empty(n_classes)
-    zero_counts = np.zeros(n_classes)
     values = np.empty(n_distinct, dtype=Xt.dtype)
     sorted_samples = np.empty(n_distinct, dtype=np.int64)
     mark = np.zeros(n, dtype=np.int64)
@@ -499,40 +451,9 @@ def _grow_tree(
                         v = Xt[f, samples[s]]
                         lo = min(lo, v)
                         hi = max(hi, v)
-                elif use_zero_bits and non_negative[f]:
-                    # Zeros first, as one block: only the nonzero values are sorted.
-                    n_nonzero = _sorted_nonzero_values(
-                        Xt,
-                        y,
-                        weight,
-                        samples,
-                        start,
-                        end,
-                        f,
-                        presorted,
-                        first_nonzero,
-                        mark,
-                        stamp,
-                        counts,
-                        values,
-                        sorted_samples,
-                        zero_counts,
-                    )
-                    n_zero = n_node - n_nonzero
-                    lo = 0.0 if n_zero > 0 else values[0]
-                    hi = values[n_nonzero - 1]  # n_nonzero >= 1: all-zero features were skipped above
-                else:
-                    # Sorting first gives min and max too: no separate pass.
-                    _sorted_node_values(
-                        Xt, samples, start, end, f, presorted, mark, stamp, values, sorted_samples
-                    )
-                    n_zero = 0
-                    lo = values[0]
-                    hi = values[n_node - 1]
-                if hi <= lo + _FEATURE_THRESHOLD:
-                    n_constant += 1
-                    continue
-                if random_splits:
+                    if hi <= lo + _FEATURE_THRESHOLD:
+                        n_constant += 1
+                        continue
                     proxy, thr = _random_threshold(
                         Xt,
                         y,
@@ -549,19 +470,35 @@ def _grow_tree(
                         right_counts,
                     )
                 else:
-                    proxy, thr = _best_threshold(
+                    # Zeros of pixels first, as one block: only the nonzero values are sorted.
+                    n_zero = _sorted_node_values(
+                        Xt,
+                        samples,
+                        start,
+                        end,
+                        f,
+                        presorted,
+                        first_nonzero,
+                        mark,
+                        stamp,
+                        values,
+                        sorted_samples,
+                    )
+                    proxy, thr, constant = _best_threshold(
                         y,
                         weight,
                         n_node,
+                        n_zero,
                         min_samples_leaf,
                         counts,
-                        n_zero,
-                        zero_counts,
                         values,
                         sorted_samples,
                         left_counts,
                         right_counts,
                     )
+                    if constant:
+                        n_constant += 1
+                        continue
                 if proxy > best_proxy:
                     best_proxy = proxy
                     best_feature = f
@@ -641,13 +578,12 @@ def grow_forest(
                 nonzero_bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
     # Worth it only where zeros are common (pixels); elsewhere few features are all zero.
     use_zero_bits = np.mean(Xt == 0) > 0.1
-    # Features without negative values: their zeros are the smallest values, one block.
-    non_negative = np.empty(Xt.shape[0], dtype=np.bool_)
-    # Where a non-negative feature's nonzero values start in its presorted order.
+    # With zero bits, for a feature without negative values (its zeros are its smallest values, one
+    # block first in its presorted order): where its nonzero values start in that order. 0 for other
+    # features, whose zeros are sorted like any value.
     first_nonzero = np.zeros(Xt.shape[0], dtype=np.int64)
     for f in range(Xt.shape[0]):
-        non_negative[f] = Xt[f].min() >= 0.0
-        if non_negative[f]:
+        if use_zero_bits and Xt[f].min() >= 0.0:
             first_nonzero[f] = np.sum(Xt[f] == 0.0)
     n_nodes = 0
     n_leaves = 0
@@ -674,7 +610,6 @@ def grow_forest(
             presorted,
             nonzero_bits,
             use_zero_bits,
-            non_negative,
             first_nonzero,
         )
     return (
