@@ -26,6 +26,8 @@ split must leave ``min_samples_leaf`` distinct examples on each side.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 
@@ -48,6 +50,44 @@ _SORT_STEP_COST = 0.5
 _GATHER_SORT_MIN = 48
 # Constant features a random split draws in a node before it ORs the node's nonzero bits.
 _DRAWS_BEFORE_BITS = 2
+
+# What growing reads and writes, bundled. How the code is split follows from numba's costs:
+# * every array a compiled function uses gets an atomic reference-count increment and decrement
+#   per call, or per loop iteration for an array read from a tuple inside a loop, unless numba's
+#   pruning removes them, which it does only for simple control flow and never across a call
+#   to another compiled function; one such pair per node or per drawn feature costs more than
+#   the work of a small node (1,000 trees on 120 examples: 30-100 % slower);
+# * arrays allocated in the function that loops over them are known to alias nothing, which
+#   the compiler uses; arrays received as arguments are not.
+# So these bundles cross a function boundary once per forest or per tree and are unpacked at
+# the top of the function receiving them; the node loop and the feature draw stay in
+# _grow_tree, which allocates the tree's arrays itself (through the inlined _tree_arrays); the
+# steps it calls per node or per feature take the few arrays they use, and only the sorts and
+# threshold searches, as before, both take arrays and call other compiled functions.
+TrainingData = namedtuple(
+    "TrainingData", ["Xt", "y", "presorted", "first_nonzero", "nonzero_bits", "use_zero_bits"]
+)
+GrowthRules = namedtuple(
+    "GrowthRules",
+    ["n_classes", "max_features", "random_splits", "bootstrap", "max_depth", "min_split", "min_leaf"],
+)
+ForestArrays = namedtuple("ForestArrays", ["feature", "threshold", "children", "leaf_values"])
+TreeArrays = namedtuple(
+    "TreeArrays",
+    [
+        "weight",
+        "samples",
+        "features",
+        "counts",
+        "left_counts",
+        "right_counts",
+        "values",
+        "sorted_samples",
+        "mark",
+        "any_nonzero",
+        "stack",
+    ],
+)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -102,6 +142,7 @@ def bootstrap_counts(seed, tree, n):
 
 @nb.njit(cache=True, nogil=True)
 def _class_weights(y, weight, samples, start, end, counts):
+    """counts[c]: the weight of the node's examples of class c."""
     for c in range(counts.shape[0]):  # loops, not slice assignment: these arrays are tiny
         counts[c] = 0.0
     for s in range(start, end):
@@ -164,128 +205,88 @@ def _sort_gathered(values, sorted_samples, k):
 
 
 @nb.njit(cache=True, nogil=True)
-def _sorted_node_values(Xt, samples, start, end, feature, presorted, mark, stamp, values, sorted_samples):
-    """The node's examples in increasing order of X[:, feature], into values / sorted_samples.
-
-    By :func:`_sort_method`: insertion sort, filtering the forest's presorted
-    order of the feature by node membership (O(n), no comparisons), or
-    gathering and sorting.
-    """
-    n_node = end - start
-    method = _sort_method(n_node, presorted.shape[1])
-    if method == _GATHER:
-        for s in range(n_node):
-            i = samples[start + s]
-            values[s] = Xt[feature, i]
-            sorted_samples[s] = i
-        _sort_gathered(values, sorted_samples, n_node)
-    elif method == _INSERT:
-        for s in range(n_node):
-            i = samples[start + s]
-            _insert_sorted(values, sorted_samples, s, Xt[feature, i], i)
-    else:
-        k = 0
-        for i in presorted[feature]:
-            if mark[i] == stamp:
-                values[k] = Xt[feature, i]
-                sorted_samples[k] = i
-                k += 1
-
-
-@nb.njit(cache=True, nogil=True)
-def _sorted_nonzero_values(
-    Xt,
-    y,
-    weight,
-    samples,
-    start,
-    end,
-    feature,
-    presorted,
-    first_nonzero,
-    mark,
-    stamp,
-    node_counts,
-    values,
-    sorted_samples,
-    zero_counts,
+def _sorted_node_values(
+    Xt, samples, start, end, feature, presorted, first_nonzero, mark, stamp, values, sorted_samples
 ):
-    """The node's nonzero values of a non-negative feature, increasing, into values / sorted_samples.
+    """The node's values of a feature in increasing order, into values / sorted_samples; returns n_zero.
 
-    Returns their number k; zero_counts receives the class weights of the node's
-    n_node - k zeros, which come first in the order and form one block. Most
-    pixels of a small node are zero: sorting only the rest saves most of the work.
-    By :func:`_sort_method`: insert the nonzero values, filter the presorted
-    order past the feature's zeros, which come first in it (marked nodes), or
-    gather and sort them.
+    If first_nonzero[feature] > 0 (a non-negative feature with zeros: pixels),
+    the node's n_zero zeros, its smallest values, are left out as one block that
+    comes first in the order: most pixels of a small node are zero, so sorting
+    only the rest saves most of the work. Otherwise n_zero is 0. How
+    (:func:`_sort_method`): insertion sort, filtering the forest's presorted
+    order of the feature past its zeros by node membership (``mark[i] ==
+    stamp``; O(n), no comparisons), or gathering and sorting.
     """
-    k = 0
+    first = first_nonzero[feature]
     n_node = end - start
-    method = _sort_method(n_node, presorted.shape[1] - first_nonzero[feature])
-    if method == _GATHER:
-        for s in range(start, end):
-            i = samples[s]
-            v = Xt[feature, i]
-            if v != 0.0:
-                values[k] = v
-                sorted_samples[k] = i
-                k += 1
-        _sort_gathered(values, sorted_samples, k)
-    elif method == _FILTER:
+    method = _sort_method(n_node, presorted.shape[1] - first)
+    k = 0
+    if method == _FILTER:
         order = presorted[feature]
-        for r in range(first_nonzero[feature], order.shape[0]):
+        for r in range(first, order.shape[0]):
             i = order[r]
             if mark[i] == stamp:
                 values[k] = Xt[feature, i]
                 sorted_samples[k] = i
                 k += 1
-    else:
-        for s in range(start, end):
-            i = samples[s]
-            v = Xt[feature, i]
-            if v == 0.0:
-                continue
+        return n_node - k
+    for s in range(start, end):
+        i = samples[s]
+        v = Xt[feature, i]
+        if first > 0 and v == 0.0:
+            continue
+        if method == _INSERT:
             _insert_sorted(values, sorted_samples, k, v, i)
-            k += 1
-    for c in range(zero_counts.shape[0]):
-        zero_counts[c] = node_counts[c]
-    for p in range(k):
-        i = sorted_samples[p]
-        zero_counts[y[i]] -= weight[i]  # exact: the weights are whole bootstrap counts
-    return k
+        else:
+            values[k] = v
+            sorted_samples[k] = i
+        k += 1
+    if method == _GATHER:
+        _sort_gathered(values, sorted_samples, k)
+    return n_node - k
 
 
 @nb.njit(cache=True, nogil=True)
-def _best_threshold(
-    y, weight, n_node, min_samples_leaf, node_counts, n_zero, zero_counts, values, sorted_samples, left, right
-):
-    """Best Gini threshold (BestSplitter): (proxy, threshold), proxy -inf if none.
+def _midpoint(v0, v1):
+    """The threshold between consecutive distinct values v0 < v1: halfway, or v0 if that rounds to v1."""
+    threshold = v0 / 2.0 + v1 / 2.0
+    if threshold == v1 or threshold == np.inf or threshold == -np.inf:
+        threshold = v0
+    return threshold
 
-    The node's values in increasing order are n_zero zeros (class weights
-    zero_counts; none if n_zero is 0), then values[:n_node - n_zero]. The proxy
-    sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini decrease) is
-    updated in O(1) per position from the running sums of squares; with whole
-    weights these sums are exact, so a block of zeros moved at once gives the
-    same proxies as one example at a time.
+
+@nb.njit(cache=True, nogil=True)
+def _best_threshold(y, weight, n_node, n_zero, min_leaf, node_counts, values, sorted_samples, left, right):
+    """Best Gini threshold of a feature (BestSplitter): (proxy, threshold, constant).
+
+    The node's values in increasing order are n_zero zeros, then
+    values[:n_node - n_zero] (of the examples sorted_samples[:n_node - n_zero]);
+    ``constant`` if they span at most _FEATURE_THRESHOLD. The proxy
+    sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini decrease; -inf if
+    no position leaves min_leaf examples on each side) is updated in O(1) per
+    position from running sums of squares; with whole weights these sums are
+    exact, so moving the zeros at once gives the proxies of one at a time.
     """
-    square_left = 0.0
-    square_right = 0.0
-    weight_left = 0.0
-    weight_right = 0.0
+    n_sorted = n_node - n_zero
+    if values[n_sorted - 1] <= (0.0 if n_zero > 0 else values[0]) + _FEATURE_THRESHOLD:
+        return -np.inf, 0.0, True
+    for c in range(left.shape[0]):  # left of the first position: the zeros, the node minus the rest
+        left[c] = node_counts[c] if n_zero > 0 else 0.0
+    for p in range(n_sorted if n_zero > 0 else 0):
+        left[y[sorted_samples[p]]] -= weight[sorted_samples[p]]  # exact: whole bootstrap counts
+    square_left = square_right = weight_left = weight_right = 0.0
     for c in range(right.shape[0]):
-        left[c] = zero_counts[c] if n_zero > 0 else 0.0
         right[c] = node_counts[c] - left[c]
         square_left += left[c] * left[c]
         weight_left += left[c]
         square_right += right[c] * right[c]
         weight_right += right[c]
     # proxy = numerator / denominator, compared by cross-multiplication: no division per position.
-    best_numerator = -1.0
-    best_denominator = 1.0
-    best_threshold = 0.0
-    n_sorted = n_node - n_zero
+    best_numerator, best_denominator, best_threshold = -1.0, 1.0, 0.0
     # Position p splits after values[p]; p = -1 is the split right after the block of zeros.
     for p in range(-1 if n_zero > 0 else 0, n_sorted - 1):
+        v0 = 0.0
         if p >= 0:
             i = sorted_samples[p]
             c = y[i]
@@ -299,12 +300,10 @@ def _best_threshold(
             weight_left += w
             weight_right -= w
             v0 = values[p]
-        else:
-            v0 = 0.0
         n_left = n_zero + p + 1
-        if n_left < min_samples_leaf:
+        if n_left < min_leaf:
             continue
-        if n_node - n_left < min_samples_leaf:
+        if n_node - n_left < min_leaf:
             break
         v1 = values[p + 1]
         if v1 <= v0 + _FEATURE_THRESHOLD:
@@ -312,22 +311,31 @@ def _best_threshold(
         numerator = square_left * weight_right + square_right * weight_left
         denominator = weight_left * weight_right
         if numerator * best_denominator > best_numerator * denominator:
-            best_numerator = numerator
-            best_denominator = denominator
-            threshold = v0 / 2.0 + v1 / 2.0
-            if threshold == v1 or threshold == np.inf or threshold == -np.inf:
-                threshold = v0
-            best_threshold = threshold
+            best_numerator, best_denominator = numerator, denominator
+            best_threshold = _midpoint(v0, v1)
     if best_numerator < 0.0:
-        return -np.inf, best_threshold
-    return best_numerator / best_denominator, best_threshold
+        return -np.inf, best_threshold, False
+    return best_numerator / best_denominator, best_threshold, False
 
 
 @nb.njit(cache=True, nogil=True)
-def _random_threshold(
-    Xt, y, weight, samples, start, end, feature, lo, hi, min_samples_leaf, state, left, right
-):
-    """A uniform threshold in [lo, hi) (RandomSplitter): (proxy, threshold), proxy -inf if invalid."""
+def _value_range(Xt, samples, start, end, feature):
+    """(min, max) of the node's values of a feature."""
+    lo = np.inf
+    hi = -np.inf
+    for s in range(start, end):
+        v = Xt[feature, samples[s]]
+        lo = min(lo, v)
+        hi = max(hi, v)
+    return lo, hi
+
+
+@nb.njit(cache=True, nogil=True)
+def _random_threshold(Xt, y, weight, samples, start, end, feature, lo, hi, min_leaf, state, left, right):
+    """A uniform threshold in [lo, hi) (RandomSplitter): (proxy, threshold).
+
+    The proxy is :func:`_gini_proxy`, -inf if a side gets fewer than min_leaf examples.
+    """
     threshold = lo + _uniform(state) * (hi - lo)
     if threshold >= hi:
         threshold = lo
@@ -342,7 +350,7 @@ def _random_threshold(
             n_left += 1
         else:
             right[y[i]] += weight[i]
-    if n_left < min_samples_leaf or (end - start) - n_left < min_samples_leaf:
+    if n_left < min_leaf or (end - start) - n_left < min_leaf:
         return -np.inf, threshold
     return _gini_proxy(left, right), threshold
 
@@ -364,7 +372,14 @@ def _gini_proxy(left, right):
 
 @nb.njit(cache=True, nogil=True)
 def _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero):
-    """Bit f of any_nonzero: X[i, f] != 0 for some example i of the node (OR of its rows)."""
+    """Bit f of any_nonzero: X[i, f] != 0 for some example i of the node (OR of its rows).
+
+    Then every feature all zero in the node is known constant without a pass
+    over the node. The OR costs one pass per 64 features: worth it at once for
+    best splits, which sort every drawn feature; a random split draws one
+    feature, so it ORs only once its draws keep hitting constant features (the
+    deep nodes of pixel data).
+    """
     for word in range(any_nonzero.shape[0]):
         any_nonzero[word] = 0
     for s in range(start, end):
@@ -373,227 +388,167 @@ def _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero):
             any_nonzero[word] |= nonzero_bits[row, word]
 
 
-@nb.njit(cache=True, nogil=True)
-def _grow_tree(
-    Xt,
-    y,
-    n_classes,
-    state,
-    max_features,
-    random_splits,
-    bootstrap,
-    max_depth,
-    min_samples_split,
-    min_samples_leaf,
-    feature,
-    threshold,
-    left,
-    right,
-    leaf_values,
-    n_nodes,
-    n_leaves,
-    presorted,
-    nonzero_bits,
-    use_zero_bits,
-    non_negative,
-    first_nonzero,
-):
-    """Grow one tree into the forest's arrays from position (n_nodes, n_leaves).
+@nb.njit(cache=True, nogil=True, inline="always")
+def _tree_arrays(data, rules, state):
+    """One tree's sample and working arrays (a TreeArrays), with the root on its stack.
 
-    Returns (root code, n_nodes, n_leaves) after the tree.
+    ``weight[i]``: how often example i is in the tree's sample (bootstrap counts,
+    or ones); ``samples``: the examples of weight > 0, increasing, of which each
+    node is a range. The rest is scratch reused by every node: the draw order of
+    the features, class weights (node, left, right), a node's sorted values,
+    node-membership marks, the OR of a node's nonzero bits, and the depth-first
+    stack of nodes to grow, rows (start, end, depth, parent node, is left child).
     """
-    d, n = Xt.shape
-    weight = _example_weights(state, n, bootstrap)
-    n_distinct = 0
-    for i in range(n):
-        if weight[i] > 0:
-            n_distinct += 1
-    samples = np.empty(n_distinct, dtype=np.int64)
-    k = 0
-    for i in range(n):
-        if weight[i] > 0:
-            samples[k] = i
-            k += 1
-    features = np.arange(d)
-    counts = np.empty(n_classes)
-    left_counts = np.empty(n_classes)
-    right_counts = np.empty(n_classes)
-    zero_counts = np.zeros(n_classes)
-    values = np.empty(n_distinct, dtype=Xt.dtype)
-    sorted_samples = np.empty(n_distinct, dtype=np.int64)
-    mark = np.zeros(n, dtype=np.int64)
-    any_nonzero = np.empty(nonzero_bits.shape[1], dtype=np.uint64)
-    stamp = 0
-
-    # Depth-first stack of (start, end, depth, parent node, is left child); parent -1 = root.
-    stack_start = np.empty(n_distinct + 1, dtype=np.int64)
-    stack_end = np.empty(n_distinct + 1, dtype=np.int64)
-    stack_depth = np.empty(n_distinct + 1, dtype=np.int64)
-    stack_parent = np.empty(n_distinct + 1, dtype=np.int64)
-    stack_is_left = np.empty(n_distinct + 1, dtype=np.bool_)
-    top = 0
-    stack_start[0], stack_end[0], stack_depth[0], stack_parent[0], stack_is_left[0] = (
-        0,
-        n_distinct,
-        0,
-        -1,
-        True,
+    d, n = data.Xt.shape
+    n_classes = rules.n_classes
+    weight = _example_weights(state, n, rules.bootstrap)
+    samples = np.flatnonzero(weight > 0)
+    n_distinct = samples.shape[0]
+    stack = np.empty((n_distinct + 1, 5), dtype=np.int64)
+    _push(stack, 0, 0, n_distinct, 0, -1, True)  # the root: every example, no parent
+    return TreeArrays(
+        weight,
+        samples,
+        np.arange(d),
+        np.empty(n_classes),
+        np.empty(n_classes),
+        np.empty(n_classes),
+        np.empty(n_distinct),
+        np.empty(n_distinct, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.empty(data.nonzero_bits.shape[1], dtype=np.uint64),
+        stack,
     )
-    top = 1
-    root = 0
+
+
+@nb.njit(cache=True, nogil=True)
+def _push(stack, top, start, end, depth, parent, is_left):
+    """Put the node of the examples samples[start:end] on the stack at row top; return the new top."""
+    stack[top, 0] = start
+    stack[top, 1] = end
+    stack[top, 2] = depth
+    stack[top, 3] = parent
+    stack[top, 4] = is_left
+    return top + 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _pop(stack, top):
+    """The node on the stack's row top - 1: (top - 1, start, end, depth, parent, is left child)."""
+    top -= 1
+    return top, stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
+
+
+@nb.njit(cache=True, nogil=True)
+def _stops_growing(counts, n_node, depth, max_depth, min_split, min_leaf):
+    """A node is a leaf without a search for a split: pure, too small to split, or at max_depth (if >= 0)."""
+    n_present = 0
+    for c in range(counts.shape[0]):
+        if counts[c] > _EPSILON:
+            n_present += 1
+    return (
+        n_present <= 1
+        or n_node < min_split
+        or n_node < 2 * min_leaf
+        or (max_depth >= 0 and depth >= max_depth)
+    )
+
+
+@nb.njit(cache=True, nogil=True)
+def _mark_node(mark, samples, start, end, stamp):
+    """Mark the node's examples with a new stamp (returned) for filtering presorted orders by membership."""
+    stamp += 1
+    for s in range(start, end):
+        mark[samples[s]] = stamp
+    return stamp
+
+
+@nb.njit(cache=True, nogil=True)
+def _all_zero(any_nonzero, feature):
+    """Every example of the node is 0 on the feature (bit ``feature`` of the OR of its nonzero bits is 0)."""
+    return (any_nonzero[feature >> 6] >> np.uint64(feature & 63)) & np.uint64(1) == 0
+
+
+@nb.njit(cache=True, nogil=True)
+def _write_leaf(leaf_values, leaf, counts):
+    """Make row ``leaf`` of leaf_values the node's class weights, normalised; return the leaf's child code."""
+    total = 0.0
+    for c in range(counts.shape[0]):
+        total += counts[c]
+    for c in range(counts.shape[0]):
+        leaf_values[leaf, c] = counts[c] / total
+    return -leaf - 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _set_child(children, parent, is_left, code):
+    """Make ``code`` the left (column 0) or right child of internal node ``parent`` (none for the root)."""
+    if parent >= 0:
+        children[parent, 1 - is_left] = code
+
+
+@nb.njit(cache=True, nogil=True)
+def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
+    """Grow one tree into the forest's arrays from (n_nodes, n_leaves); return (root code, n_nodes, n_leaves).
+
+    Depth first: a node that does not stop growing draws candidate features (module docstring) and is
+    split at the best split found, its examples partitioned and its children pushed; else it is a leaf.
+    """
+    Xt, y, presorted, first_nonzero, nonzero_bits, use_zero_bits = data
+    _, max_features, random_splits, _, max_depth, min_split, min_leaf = rules
+    feature, threshold, children, leaf_values = forest
+    tree = _tree_arrays(data, rules, state)  # inlined: the compiler sees these arrays are new
+    weight, samples, features, counts, left, right = tree[:6]  # class weights: node, sides
+    values, sorted_samples, mark, any_nonzero, stack = tree[6:]
+    d, first_node, first_leaf, top, stamp = Xt.shape[0], n_nodes, n_leaves, 1, 0
     while top > 0:
-        top -= 1
-        start = stack_start[top]
-        end = stack_end[top]
-        depth = stack_depth[top]
-        parent = stack_parent[top]
-        is_left = stack_is_left[top]
+        top, start, end, depth, parent, is_left = _pop(stack, top)
         n_node = end - start
         _class_weights(y, weight, samples, start, end, counts)
-        n_present = 0
-        for c in range(n_classes):
-            if counts[c] > _EPSILON:
-                n_present += 1
-        is_leaf = (
-            n_present <= 1
-            or n_node < min_samples_split
-            or n_node < 2 * min_samples_leaf
-            or (max_depth >= 0 and depth >= max_depth)
-        )
-        best_proxy = -np.inf
-        best_feature = -1
-        best_threshold = 0.0
-        if not is_leaf:
-            if not random_splits and n_node > _INSERTION_SORT_MAX:
-                stamp += 1
-                for s in range(start, end):
-                    mark[samples[s]] = stamp
-            # The OR costs one pass over the node per 64 features: worth it for best splits, which
-            # sort every drawn feature; a random split draws one feature, so it ORs only once its
-            # draws keep hitting constant features (the deep nodes of pixel data).
-            have_bits = use_zero_bits and not random_splits
-            if have_bits:
+        stop = _stops_growing(counts, n_node, depth, max_depth, min_split, min_leaf)
+        if not stop and not random_splits and n_node > _INSERTION_SORT_MAX:
+            stamp = _mark_node(mark, samples, start, end, stamp)
+        best_proxy, best_feature, best_threshold, n_constant, visited = -np.inf, -1, 0.0, 0, 0
+        have_bits = False
+        while not stop and visited < d and (visited < max_features or visited <= n_constant):
+            r = visited + _randint(state, d - visited)  # among the features not drawn in this node
+            features[visited], features[r] = features[r], features[visited]
+            f = features[visited]
+            visited += 1
+            if use_zero_bits and not have_bits and (not random_splits or n_constant >= _DRAWS_BEFORE_BITS):
                 _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero)
-            # scikit-learn's draw: features without replacement (features[0:j] drawn in this
-            # node); every draw counts as visited, constant or not, and drawing goes on past
-            # max_features only until one non-constant feature was visited.
-            n_constant = 0
-            visited = 0
-            j = 0
-            while j < d and (visited < max_features or visited <= n_constant):
-                r = j + _randint(state, d - j)
-                features[j], features[r] = features[r], features[j]
-                f = features[j]
-                j += 1
-                visited += 1
-                if use_zero_bits and not have_bits and n_constant >= _DRAWS_BEFORE_BITS:
-                    _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero)
-                    have_bits = True
-                if have_bits and (any_nonzero[f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
-                    n_constant += 1  # all zero in this node: constant, known without a pass
-                    continue
-                if random_splits:
-                    lo = np.inf
-                    hi = -np.inf
-                    for s in range(start, end):
-                        v = Xt[f, samples[s]]
-                        lo = min(lo, v)
-                        hi = max(hi, v)
-                elif use_zero_bits and non_negative[f]:
-                    # Zeros first, as one block: only the nonzero values are sorted.
-                    n_nonzero = _sorted_nonzero_values(
-                        Xt,
-                        y,
-                        weight,
-                        samples,
-                        start,
-                        end,
-                        f,
-                        presorted,
-                        first_nonzero,
-                        mark,
-                        stamp,
-                        counts,
-                        values,
-                        sorted_samples,
-                        zero_counts,
-                    )
-                    n_zero = n_node - n_nonzero
-                    lo = 0.0 if n_zero > 0 else values[0]
-                    hi = values[n_nonzero - 1]  # n_nonzero >= 1: all-zero features were skipped above
-                else:
-                    # Sorting first gives min and max too: no separate pass.
-                    _sorted_node_values(
-                        Xt, samples, start, end, f, presorted, mark, stamp, values, sorted_samples
-                    )
-                    n_zero = 0
-                    lo = values[0]
-                    hi = values[n_node - 1]
-                if hi <= lo + _FEATURE_THRESHOLD:
-                    n_constant += 1
-                    continue
-                if random_splits:
+                have_bits = True
+            if have_bits and _all_zero(any_nonzero, f):
+                n_constant += 1  # constant, known without a pass over the node
+                continue
+            if random_splits:
+                lo, hi = _value_range(Xt, samples, start, end, f)
+                constant = hi <= lo + _FEATURE_THRESHOLD
+                if not constant:
                     proxy, thr = _random_threshold(
-                        Xt,
-                        y,
-                        weight,
-                        samples,
-                        start,
-                        end,
-                        f,
-                        lo,
-                        hi,
-                        min_samples_leaf,
-                        state,
-                        left_counts,
-                        right_counts,
+                        Xt, y, weight, samples, start, end, f, lo, hi, min_leaf, state, left, right
                     )
-                else:
-                    proxy, thr = _best_threshold(
-                        y,
-                        weight,
-                        n_node,
-                        min_samples_leaf,
-                        counts,
-                        n_zero,
-                        zero_counts,
-                        values,
-                        sorted_samples,
-                        left_counts,
-                        right_counts,
-                    )
-                if proxy > best_proxy:
-                    best_proxy = proxy
-                    best_feature = f
-                    best_threshold = thr
-            is_leaf = best_feature < 0
-        if is_leaf:
-            total = counts.sum()
-            for c in range(n_classes):
-                leaf_values[n_leaves, c] = counts[c] / total
-            code = -n_leaves - 1
-            n_leaves += 1
+            else:
+                n_zero = _sorted_node_values(
+                    Xt, samples, start, end, f, presorted, first_nonzero, mark, stamp, values, sorted_samples
+                )
+                proxy, thr, constant = _best_threshold(
+                    y, weight, n_node, n_zero, min_leaf, counts, values, sorted_samples, left, right
+                )
+            if constant:
+                n_constant += 1
+            elif proxy > best_proxy:
+                best_proxy, best_feature, best_threshold = proxy, f, thr
+        if best_feature < 0:
+            code, n_leaves = _write_leaf(leaf_values, n_leaves, counts), n_leaves + 1
         else:
-            node = n_nodes
-            n_nodes += 1
-            feature[node] = best_feature
-            threshold[node] = best_threshold
-            code = node
+            code, n_nodes = n_nodes, n_nodes + 1
+            feature[code], threshold[code] = best_feature, best_threshold
             pos = _partition(Xt, samples, start, end, best_feature, best_threshold)
-            # Right child pushed first, so the left subtree is grown first.
-            stack_start[top], stack_end[top], stack_depth[top] = pos, end, depth + 1
-            stack_parent[top], stack_is_left[top] = node, False
-            top += 1
-            stack_start[top], stack_end[top], stack_depth[top] = start, pos, depth + 1
-            stack_parent[top], stack_is_left[top] = node, True
-            top += 1
-        if parent < 0:
-            root = code
-        elif is_left:
-            left[parent] = code
-        else:
-            right[parent] = code
-    return root, n_nodes, n_leaves
+            top = _push(stack, top, pos, end, depth + 1, code, False)  # right first: the left grows first
+            top = _push(stack, top, start, pos, depth + 1, code, True)
+        _set_child(children, parent, is_left, code)
+    return (first_node if n_nodes > first_node else -first_leaf - 1), n_nodes, n_leaves
 
 
 @nb.njit(cache=True, nogil=True)
@@ -616,75 +571,70 @@ def grow_forest(
     right, leaf_values), the arrays trimmed to the nodes and leaves used.
     """
     n = X.shape[0]
-    # Feature-major: a node's values of one feature are close. In float64 even for float32 X
-    # (the values, hence the trees, are the same; the compiled code runs faster on float64).
-    Xt = np.ascontiguousarray(X.T).astype(np.float64)
+    data = _training_data(X, y, random_splits)
+    rules = GrowthRules(
+        n_classes, max_features, random_splits, bootstrap, max_depth, min_samples_split, min_samples_leaf
+    )
     # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
     node_capacity = n_trees * max(n - 1, 1)
-    leaf_capacity = n_trees * n
     feature = np.empty(node_capacity, dtype=np.int32)
     threshold = np.empty(node_capacity)
-    left = np.empty(node_capacity, dtype=np.int64)
-    right = np.empty(node_capacity, dtype=np.int64)
-    leaf_values = np.empty((leaf_capacity, n_classes))
+    children = np.empty((node_capacity, 2), dtype=np.int64)
+    leaf_values = np.empty((n_trees * n, n_classes))
+    forest = ForestArrays(feature, threshold, children, leaf_values)
     roots = np.empty(n_trees, dtype=np.int64)
-    # Each feature's example order, sorted once for all trees (best splits only).
-    presorted = np.empty((Xt.shape[0] if not random_splits else 0, n), dtype=np.int32)
-    for f in range(presorted.shape[0]):
-        presorted[f] = np.argsort(Xt[f], kind="mergesort")
-    # Bit f of row i: X[i, f] != 0. A node ORs its rows once and then knows its all-zero
-    # features (most pixels of a small MNIST node) without a pass per drawn feature.
-    nonzero_bits = np.zeros((n, (Xt.shape[0] + 63) // 64), dtype=np.uint64)
-    for f in range(Xt.shape[0]):
-        for i in range(n):
-            if Xt[f, i] != 0:
-                nonzero_bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
-    # Worth it only where zeros are common (pixels); elsewhere few features are all zero.
-    use_zero_bits = np.mean(Xt == 0) > 0.1
-    # Features without negative values: their zeros are the smallest values, one block.
-    non_negative = np.empty(Xt.shape[0], dtype=np.bool_)
-    # Where a non-negative feature's nonzero values start in its presorted order.
-    first_nonzero = np.zeros(Xt.shape[0], dtype=np.int64)
-    for f in range(Xt.shape[0]):
-        non_negative[f] = Xt[f].min() >= 0.0
-        if non_negative[f]:
-            first_nonzero[f] = np.sum(Xt[f] == 0.0)
     n_nodes = 0
     n_leaves = 0
     for t in range(n_trees):
-        state = tree_stream(seed, t)
-        roots[t], n_nodes, n_leaves = _grow_tree(
-            Xt,
-            y,
-            n_classes,
-            state,
-            max_features,
-            random_splits,
-            bootstrap,
-            max_depth,
-            min_samples_split,
-            min_samples_leaf,
-            feature,
-            threshold,
-            left,
-            right,
-            leaf_values,
-            n_nodes,
-            n_leaves,
-            presorted,
-            nonzero_bits,
-            use_zero_bits,
-            non_negative,
-            first_nonzero,
-        )
+        roots[t], n_nodes, n_leaves = _grow_tree(data, rules, forest, tree_stream(seed, t), n_nodes, n_leaves)
     return (
         roots,
         feature[:n_nodes].copy(),
         threshold[:n_nodes].copy(),
-        left[:n_nodes].copy(),
-        right[:n_nodes].copy(),
+        children[:n_nodes, 0].copy(),
+        children[:n_nodes, 1].copy(),
         leaf_values[:n_leaves].copy(),
     )
+
+
+@nb.njit(cache=True, nogil=True)
+def _training_data(X, y, random_splits):
+    """What every tree reads, computed once per forest (a TrainingData).
+
+    ``Xt``: X feature-major, so that a node's values of one feature are close; in
+    float64 even for float32 X (the values, hence the trees, are the same; the
+    compiled code runs faster on float64). ``presorted[f]``: the examples in
+    increasing order of feature f (best splits only). ``nonzero_bits``: see
+    :func:`_nonzero_bits`; ``use_zero_bits``: zeros are common enough (pixels)
+    for them to pay, elsewhere few features are all zero in a node.
+    ``first_nonzero[f]``: with zero bits, for a feature without negative values
+    (its zeros are its smallest values, one block first in its presorted order),
+    where its nonzero values start in that order; 0 for other features, whose
+    zeros are sorted like any value.
+    """
+    Xt = np.ascontiguousarray(X.T).astype(np.float64)
+    d, n = Xt.shape
+    presorted = np.empty((d if not random_splits else 0, n), dtype=np.int32)
+    for f in range(presorted.shape[0]):
+        presorted[f] = np.argsort(Xt[f], kind="mergesort")
+    use_zero_bits = np.mean(Xt == 0) > 0.1
+    first_nonzero = np.zeros(d, dtype=np.int64)
+    for f in range(d):
+        if use_zero_bits and Xt[f].min() >= 0.0:
+            first_nonzero[f] = np.sum(Xt[f] == 0.0)
+    return TrainingData(Xt, y, presorted, first_nonzero, _nonzero_bits(Xt), use_zero_bits)
+
+
+@nb.njit(cache=True, nogil=True)
+def _nonzero_bits(Xt):
+    """Bit f of row i: X[i, f] != 0 (see :func:`_node_nonzero_bits`, which ORs a node's rows)."""
+    d, n = Xt.shape
+    bits = np.zeros((n, (d + 63) // 64), dtype=np.uint64)
+    for f in range(d):
+        for i in range(n):
+            if Xt[f, i] != 0:
+                bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+    return bits
 
 
 @nb.njit(cache=True, nogil=True)

@@ -1,0 +1,193 @@
+"""The tree-growing kernel, old against new: same trees, and how long growing takes.
+
+"old" is ``disdf/fast_forest/kernels.py`` as a git revision has it (``--old-ref``,
+default ``main``), written to a temporary folder and imported from there; "new"
+is the kernels module this checkout imports. Both are compiled (and cached)
+before any clock starts.
+
+Timing: ``grow_forest`` called directly, for 1,000 trees on 120 MNIST images
+and 100 trees on 2,000, random-forest and completely-random kinds. The two
+versions alternate (old, new, old, new, ...) for ``--rounds`` rounds, so a
+background load slows both alike; a round's time is the best of ``--inner``
+calls and a row's time is the median over the rounds
+-> results/bench/grow_tree.csv (kind, n_examples, n_trees, version,
+median_seconds, rounds).
+
+``--check``: instead of timing, grow forests with both versions on random
+datasets (both kinds, bootstrap on and off, min_samples_leaf > 1, max_depth
+set, features with negative values, constant and duplicate features, float32
+ties) and compare every returned array for exact equality.
+
+Usage: python scripts/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref main]
+       python scripts/bench_grow_tree.py --check [--old-ref main]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import itertools
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pandas as pd
+
+import disdf.fast_forest.kernels as new_kernels
+from experiments.protocol import load_pool
+
+OUT = Path("results/bench")
+KERNELS_PATH = "disdf/fast_forest/kernels.py"
+# kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)
+KINDS = {"random_forest": (False, True, 28), "completely_random": (True, False, 1)}
+# (n_examples, n_trees) per benchmark row
+SIZES = [(120, 1000), (2000, 100)]
+
+
+def load_old_kernels(ref: str) -> ModuleType:
+    """The kernels module of git revision ``ref``, imported from a temporary copy (its numba cache too)."""
+    source = subprocess.run(
+        ["git", "show", f"{ref}:{KERNELS_PATH}"], check=True, capture_output=True, text=True
+    ).stdout
+    digest = hashlib.sha256(source.encode()).hexdigest()[:12]
+    folder = Path(tempfile.gettempdir()) / f"bench_grow_tree_{digest}"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"kernels_old_{digest}.py"
+    if not path.exists():
+        path.write_text(source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def mnist(n: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """The first n MNIST training images (float32, C order) and their class codes."""
+    pool = load_pool("mnist", "/work/shared/data")
+    classes, y = np.unique(pool.y_train[:n], return_inverse=True)
+    X = np.ascontiguousarray(pool.X_train[:n], dtype=np.float32)
+    return X, y.astype(np.int64), len(classes)
+
+
+def grow_arguments(kind: str, X, y, n_classes: int, n_trees: int) -> tuple:
+    random_splits, bootstrap, max_features = KINDS[kind]
+    return (X, y, n_classes, n_trees, 0, max_features, random_splits, bootstrap, -1, 2, 1)
+
+
+def assert_same_forest(old: tuple, new: tuple, label: str) -> None:
+    names = ("roots", "feature", "threshold", "left", "right", "leaf_values")
+    for name, a, b in zip(names, old, new, strict=True):
+        if a.dtype != b.dtype or a.shape != b.shape or not np.array_equal(a, b):
+            raise AssertionError(f"{label}: {name} differs (old {a.dtype}{a.shape}, new {b.dtype}{b.shape})")
+
+
+def bench(versions: dict[str, ModuleType], rounds: int, inner: int) -> pd.DataFrame:
+    rows = []
+    for (n, n_trees), kind in itertools.product(SIZES, KINDS):
+        X, y, n_classes = mnist(n)
+        arguments = grow_arguments(kind, X, y, n_classes, n_trees)
+        outputs = {name: module.grow_forest(*arguments) for name, module in versions.items()}  # + compile
+        assert_same_forest(outputs["old"], outputs["new"], f"{kind} n={n}")
+        times: dict[str, list[float]] = {name: [] for name in versions}
+        for _ in range(rounds):
+            for name, module in versions.items():
+                best = np.inf
+                for _ in range(inner):
+                    start = time.perf_counter()
+                    module.grow_forest(*arguments)
+                    best = min(best, time.perf_counter() - start)
+                times[name].append(best)
+        for name in versions:
+            rows.append(
+                {
+                    "kind": kind,
+                    "n_examples": n,
+                    "n_trees": n_trees,
+                    "version": name,
+                    "median_seconds": statistics.median(times[name]),
+                    "rounds": rounds,
+                }
+            )
+        old_s, new_s = (statistics.median(times[name]) for name in ("old", "new"))
+        label = f"{kind:>17} n={n:<5} T={n_trees:<5}"
+        print(f"{label} old {old_s:.4f} s  new {new_s:.4f} s  new/old {new_s / old_s:.3f}", flush=True)
+    return pd.DataFrame(rows)
+
+
+def random_datasets(seed: int):
+    """(label, X, y, n_classes): small random datasets with the features growing must cope with."""
+    rng = np.random.default_rng(seed)
+    for n, d, n_classes in [(60, 5, 2), (150, 20, 3), (300, 50, 4), (700, 30, 5)]:
+        X = rng.normal(size=(n, d))
+        X[:, 0] = 1.0  # constant
+        X[:, 1] = X[:, 2]  # duplicate
+        X[:, 3] = np.round(X[:, 3])  # many ties
+        if d > 10:  # sparse non-negative columns, as pixels (the zero-bits paths)
+            sparse = rng.random((n, d // 2)) < 0.8
+            X[:, d // 2 :][sparse[:, : d - d // 2]] = 0.0
+            X[:, d // 2 :] = np.abs(X[:, d // 2 :])
+        y = rng.integers(0, n_classes, size=n)
+        y[: n // 3] = (X[: n // 3, 4] > 0).astype(int)  # some signal
+        yield f"normal n={n} d={d}", np.ascontiguousarray(X, dtype=np.float32), y.astype(np.int64), n_classes
+    pixels = (rng.random((400, 100)) < 0.15) * rng.integers(1, 256, size=(400, 100))
+    y = rng.integers(0, 10, size=400).astype(np.int64)
+    yield "pixels n=400 d=100", np.ascontiguousarray(pixels, dtype=np.float32), y, 10
+
+
+def check(versions: dict[str, ModuleType]) -> None:
+    # (random_splits, max_features, bootstrap, max_depth, min_samples_split, min_samples_leaf)
+    settings = [
+        (False, 3, True, -1, 2, 1),
+        (False, 3, False, -1, 2, 1),
+        (False, 7, True, 4, 2, 3),
+        (False, 1, False, -1, 10, 5),
+        (True, 1, False, -1, 2, 1),
+        (True, 1, True, -1, 2, 1),
+        (True, 4, False, 3, 2, 2),
+        (True, 2, True, -1, 6, 4),
+    ]
+    n_checked = 0
+    for seed in range(3):
+        for label, X, y, n_classes in random_datasets(seed):
+            for random_splits, max_features, bootstrap, max_depth, split, leaf in settings:
+                max_features = min(max_features, X.shape[1])
+                for forest_seed in (0, 1 + seed):
+                    arguments = (X, y, n_classes, 15, forest_seed, max_features, random_splits, bootstrap)
+                    arguments += (max_depth, split, leaf)
+                    outputs = {name: module.grow_forest(*arguments) for name, module in versions.items()}
+                    assert_same_forest(outputs["old"], outputs["new"], f"{label} {arguments[4:]}")
+                    n_checked += 1
+    X, y, n_classes = mnist(300)
+    for kind in KINDS:
+        arguments = grow_arguments(kind, X, y, n_classes, 50)
+        outputs = {name: module.grow_forest(*arguments) for name, module in versions.items()}
+        assert_same_forest(outputs["old"], outputs["new"], f"mnist 300 {kind}")
+        n_checked += 1
+    print(f"{n_checked} forests: every array identical (old = {versions['old'].__name__})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--old-ref", default="main", help="git revision of the old kernels")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--inner", type=int, default=3, help="calls per round and version (best kept)")
+    parser.add_argument("--check", action="store_true", help="compare outputs instead of timing")
+    args = parser.parse_args()
+    versions = {"old": load_old_kernels(args.old_ref), "new": new_kernels}
+    if args.check:
+        check(versions)
+        return
+    OUT.mkdir(parents=True, exist_ok=True)
+    frame = bench(versions, args.rounds, args.inner)
+    frame.to_csv(OUT / "grow_tree.csv", index=False, float_format="%.5g")
+
+
+if __name__ == "__main__":
+    main()
