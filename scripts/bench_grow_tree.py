@@ -1,7 +1,8 @@
 """The tree-growing kernel, old against new: same trees, and how long growing takes.
 
 "old" is ``disdf/fast_forest/kernels.py`` as a git revision has it (``--old-ref``,
-default ``main``), written to a temporary folder and imported from there; "new"
+default 8b02f80, the last kernel before ``_grow_tree`` was split into steps), written
+to a temporary folder and imported from there; "new"
 is the kernels module this checkout imports. Both are compiled (and cached)
 before any clock starts.
 
@@ -18,8 +19,8 @@ datasets (both kinds, bootstrap on and off, min_samples_leaf > 1, max_depth
 set, features with negative values, constant and duplicate features, float32
 ties) and compare every returned array for exact equality.
 
-Usage: python scripts/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref main]
-       python scripts/bench_grow_tree.py --check [--old-ref main]
+Usage: python scripts/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref 8b02f80]
+       python scripts/bench_grow_tree.py --check [--old-ref 8b02f80]
 """
 
 from __future__ import annotations
@@ -175,7 +176,7 @@ def check(versions: dict[str, ModuleType]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old-ref", default="main", help="git revision of the old kernels")
+    parser.add_argument("--old-ref", default="8b02f80", help="git revision of the old kernels")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--inner", type=int, default=3, help="calls per round and version (best kept)")
     parser.add_argument("--check", action="store_true", help="compare outputs instead of timing")
