@@ -69,6 +69,7 @@ class CascadeLevel:
                     for model in self.refit_models
                 )
             )
+        # one parallel pass over every fold model of the level, then each forest's mean
         vectors = fold_model_vectors(self.forests, features, n_jobs)
         bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
         return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])

@@ -85,6 +85,11 @@ class ForestFit:
                 vectors[test[positions]] = weighted_sum(probabilities[positions], w)
         return vectors
 
+    def class_vectors(self, X: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
+        """New examples' class vectors of this forest: the mean over its K fold models of
+        sum_t w_t p^(t), eq. (41), shape (n_examples, n_classes)."""
+        return np.mean(fold_model_vectors([self], X, n_jobs), axis=0)
+
     def fitted(self) -> ForestFit:
         """What prediction keeps: the fold models and their weights (the held-out arrays are spent;
         on all of MNIST they are 1.9 GB per level)."""

@@ -95,3 +95,12 @@ def test_fit_transform_returns_the_out_of_fold_vectors_the_cascade_scored(cls, d
     )
     assert not np.allclose(vectors, estimator.transform(X))
     assert not hasattr(estimator, "_training_vectors")  # nothing extra kept on the fitted model
+
+
+def test_a_forest_gives_its_class_vectors_and_a_level_concatenates_them(data):
+    X, y, X_new = data
+    model = DisDFClassifier(n_trees=6, random_state=1, max_levels=1).fit(X, y)
+    level = model.levels_[0]
+    expected = np.hstack([forest.class_vectors(X_new) for forest in level.forests])
+    np.testing.assert_allclose(level.class_vectors(X_new, None), expected)
+    np.testing.assert_allclose(model.transform(X_new), expected)
