@@ -196,8 +196,13 @@ def group_split(
 ) -> Split:
     """N training and n_test test examples such that no group has rows on both sides.
 
-    Groups are taken in a seeded random order, each group's rows shuffled. The
-    training side takes whole groups until the next one would pass N, and then
+    Groups are taken in a seeded random order that interleaves the groups'
+    classes in proportion (a group's class is its rows' most frequent label;
+    Parkinsons' subjects each have one), so that every prefix, and hence each
+    side, holds groups of every class about as the pool does: at N = 50 a
+    uniform order of Parkinsons' 24 ill and 8 healthy subjects often gives a
+    training set of one class. Each group's rows are shuffled. The training side
+    takes whole groups until the next one would pass N, and then
     the first rows of that group to reach exactly N; the rest of that group is
     used by neither side. The test side does the same from the following groups
     (with ``cap_test``, all of them if they hold fewer than n_test rows). So the
@@ -205,9 +210,7 @@ def group_split(
     test set.
     """
     rng = np.random.default_rng(seed)
-    rows = [
-        rng.permutation(np.flatnonzero(pool.groups == g)) for g in rng.permutation(np.unique(pool.groups))
-    ]
+    rows = [rng.permutation(np.flatnonzero(pool.groups == g)) for g in _class_interleaved_groups(pool, rng)]
     train, used = _take_rows(rows, N)
     remaining = rows[used:]
     available = sum(len(r) for r in remaining)
@@ -220,6 +223,23 @@ def group_split(
         )
     test, _ = _take_rows(remaining, n_test)
     return Split(pool.X_train[train], pool.y_train[train], pool.X_train[test], pool.y_train[test])
+
+
+def _class_interleaved_groups(pool: Pool, rng: np.random.Generator) -> np.ndarray:
+    """The pool's groups in a random order in which each class's groups are spread evenly: the
+    i-th of a class's n groups (shuffled) gets the position (i + u) / n, u uniform in [0, 1)."""
+    groups = np.unique(pool.groups)
+    labels = np.array([_most_frequent(pool.y_train[pool.groups == g]) for g in groups])
+    position = np.empty(len(groups))
+    for label in np.unique(labels):
+        members = rng.permutation(np.flatnonzero(labels == label))
+        position[members] = (np.arange(len(members)) + rng.random(len(members))) / len(members)
+    return groups[np.argsort(position, kind="stable")]
+
+
+def _most_frequent(values: np.ndarray):
+    kinds, counts = np.unique(values, return_counts=True)
+    return kinds[np.argmax(counts)]
 
 
 def _take_rows(groups_rows: list[np.ndarray], size: int) -> tuple[np.ndarray, int]:

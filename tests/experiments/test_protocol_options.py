@@ -62,6 +62,11 @@ def test_parkinsons_subjects_stay_on_one_side(data_dir):
         train = {subjects[rows[tuple(x)]] for x in split.X_train}
         test = {subjects[rows[tuple(x)]] for x in split.X_test}
         assert len(split.y_train) == 120 and 0 < len(split.y_test) <= 75 and not train & test
+    # at N = 50 (about 8 of the 32 subjects) the training side holds both classes in every split
+    # (a uniform order of subjects gives some all-ill training sets), the test side in most
+    splits = [draw_split(p, 50, 33, seed, "parkinsons", cap_test=True) for seed in range(200)]
+    assert all(len(set(split.y_train)) == 2 for split in splits)
+    assert np.mean([len(set(split.y_test)) == 2 for split in splits]) > 0.8
     with pytest.raises(ValueError, match=r"ecoli.*no subjects"):
         load_pool("ecoli", str(data_dir), "subject")
 
