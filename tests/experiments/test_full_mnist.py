@@ -61,9 +61,10 @@ def test_report_md_is_its_sections_in_order_and_a_section_is_replaced_not_repeat
         put_section(tmp_path, "appendix", "text")
 
 
-def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path):
+def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path, data_dir):
     report = tmp_path / "REPORT.md"
     cfg = make_config(
+        f"data.dir={data_dir}",
         "full_mnist.n_train=400",
         "full_mnist.n_test=150",
         "full_mnist.n_trees=4",
