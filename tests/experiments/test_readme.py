@@ -19,6 +19,16 @@ def test_readme_example_runs(capsys):
         assert float(line.rsplit(" ", 1)[1]) > 0.9
 
 
+@pytest.mark.slow
+def test_readme_metric_example_runs(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    exec(compile(blocks[1], str(README), "exec"), {})
+    knn, distance = capsys.readouterr().out.strip().splitlines()
+    assert float(knn.rsplit(" ", 1)[1]) > 0.9
+    left, right = distance.split(": ")[1].split(" = ")
+    assert float(left) == float(right) > 0
+
+
 def readme_run_commands() -> list[list[str]]:
     """The overrides of every `python -m experiments.run` command in the README's shell blocks."""
     import shlex
