@@ -9,8 +9,9 @@ from experiments.stats import mean_ci
 
 
 def with_optimism(records: pd.DataFrame) -> pd.DataFrame:
-    """``records`` with ``kept_score`` (out-of-fold accuracy of the kept level) and ``optimism``
-    (kept_score − test accuracy, in percentage points)."""
+    """``records`` of cascades (a baseline has no levels) with ``kept_score`` (out-of-fold accuracy
+    of the kept level) and ``optimism`` (kept_score − test accuracy, in percentage points)."""
+    records = records[records["n_levels"] > 0]
     kept = [scores[n - 1] for scores, n in zip(records["level_scores"], records["n_levels"], strict=True)]
     return records.assign(kept_score=kept, optimism=100 * (np.asarray(kept, float) - records["accuracy"]))
 

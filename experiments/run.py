@@ -136,6 +136,8 @@ def check_model(cfg: DictConfig) -> None:
             estimator = make_estimator(Unit("check", 1, min(cfg.protocol.Ts), method, 0), specs, 0)
         except InstantiationException as error:
             raise ValueError(f"methods.{method} does not build an estimator: {error}") from error
+        if not hasattr(estimator, "_validate_hyperparameters"):
+            continue  # e.g. a scikit-learn pipeline: its own checks run at fit
         try:
             estimator._validate_hyperparameters()
         except (ValueError, TypeError) as error:

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 import warnings
 from typing import Any
 
 import numpy as np
-from hydra.utils import instantiate
+from hydra.utils import get_object, instantiate
 
-from disdf import WeightSolverError
+from disdf import CascadeForestClassifier, WeightSolverError
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.protocol import Split, Unit
 
@@ -19,9 +20,15 @@ TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_
 
 def make_estimator(unit: Unit, specs: dict[str, dict[str, Any]], seed: int):
     """The estimator of ``unit.method`` (its spec from configs/method/, resolved to a plain dict),
-    built by ``hydra.utils.instantiate`` with the unit's T and seed."""
+    built by ``hydra.utils.instantiate`` with the unit's T and seed, where its target takes them
+    (a baseline such as kNN has no trees and no randomness)."""
     # Units run in parallel; the forests inside a unit are single-threaded.
-    return instantiate(specs[unit.method], n_trees=unit.T, random_state=seed, n_jobs=1)
+    per_unit = {"n_trees": unit.T, "random_state": seed, "n_jobs": 1}
+    accepted = inspect.signature(get_object(specs[unit.method]["_target_"])).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    return instantiate(
+        specs[unit.method], **{k: v for k, v in per_unit.items() if takes_any or k in accepted}
+    )
 
 
 def solver_summary(estimator) -> dict[str, Any]:
@@ -67,14 +74,17 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
     with warnings.catch_warnings(record=True) as caught:
         # e.g. a class rarer than the folds: kept in the record, not printed per unit
         warnings.simplefilter("always")
+        # Cascades share their level 1; any other method (a baseline) is fitted on its own.
+        sharing = [share and isinstance(e, CascadeForestClassifier) for e in estimators]
         start = time.perf_counter()
-        if share:
-            fit_sharing_first_level(estimators, split.X_train, split.y_train)
-            shared_seconds = time.perf_counter() - start
-            fit_seconds = [shared_seconds / len(units)] * len(units)
-        else:
-            shared_seconds = 0.0
-            for estimator in estimators:
+        if any(sharing):
+            cascades = [e for e, s in zip(estimators, sharing, strict=True) if s]
+            fit_sharing_first_level(cascades, split.X_train, split.y_train)
+        shared_seconds = time.perf_counter() - start
+        for estimator, shared in zip(estimators, sharing, strict=True):
+            if shared:
+                fit_seconds.append(shared_seconds / sum(sharing))
+            else:
                 start = time.perf_counter()
                 estimator.fit(split.X_train, split.y_train)
                 fit_seconds.append(time.perf_counter() - start)
@@ -93,12 +103,13 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
                 "seed": seed,
                 "n_test": len(split.y_test),
                 "accuracy": float(np.mean(predictions == split.y_test)),
-                "n_levels": int(estimator.n_levels_),
-                "level_scores": [float(s) for s in estimator.level_scores_],
+                # a baseline without a cascade: no levels, no out-of-fold scores
+                "n_levels": int(getattr(estimator, "n_levels_", 0)),
+                "level_scores": [float(s) for s in getattr(estimator, "level_scores_", [])],
                 "fit_seconds": seconds,
                 "predict_seconds": predict_seconds,
                 "split_units": len(units),
-                "split_fit_seconds": shared_seconds if share else float(sum(fit_seconds)),
+                "split_fit_seconds": float(sum(fit_seconds)),
                 **solver_summary(estimator),
                 "warnings": sorted({str(w.message) for w in caught}),
                 **context,
