@@ -111,6 +111,12 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
                 "split_units": len(units),
                 "split_fit_seconds": float(sum(fit_seconds)),
                 **solver_summary(estimator),
+                # e.g. a metric's 1-NN accuracy and pair AUC (disdf.embedding)
+                **(
+                    estimator.evaluation_scores(split.X_test, split.y_test)
+                    if hasattr(estimator, "evaluation_scores")
+                    else {}
+                ),
                 "warnings": sorted({str(w.message) for w in caught}),
                 **context,
             }
