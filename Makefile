@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate ablation audit baselines reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
 
 install: $(VENV)/.installed
 
@@ -87,12 +87,19 @@ tables: install
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.weight_fitting_report)
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.audit_report)
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.baselines_report)
+	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.metric_report)
 
 # Baselines on the headline's splits (level 1 alone, RF and ET with 4T trees, 5-NN), every cell,
 # 100 repetitions (about 15 min), then REPORT.md's "Baselines" against gcF and DisDF.
 baselines: install
 	$(BIN)/python -m experiments.run experiment=baselines
 	$(BIN)/python -m experiments.baselines_report
+
+# DisDF as a metric learner: k-NN and pair AUC in each representation (raw, NCA, gcF, DisDF),
+# T = 100, every N, 100 repetitions (about 10 min), then REPORT.md's section and figures/metric.png.
+metric: install
+	$(BIN)/python -m experiments.run experiment=metric
+	$(BIN)/python -m experiments.metric_report
 
 # The paper audit: every mechanism of configs/audit/ (a Hydra sweep, resumable; about 30 min), then
 # REPORT.md's "How our numbers relate to the paper's", results/audit/cells.csv and its figures.
