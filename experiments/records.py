@@ -71,7 +71,9 @@ def record_problem(record: object, dataset: str) -> str | None:
         return f"field 'dataset' is {record['dataset']!r} in the file of {dataset!r}"
     if not record["method"]:
         return "field 'method' is empty"
-    if not 1 <= record["n_levels"] <= len(record["level_scores"]):
+    # a cascade keeps 1.. of the levels it scored; a baseline (no cascade) has 0 and no scores
+    baseline = record["n_levels"] == 0 and not record["level_scores"]
+    if not (baseline or 1 <= record["n_levels"] <= len(record["level_scores"])):
         return f"field 'n_levels' is {record['n_levels']}, with {len(record['level_scores'])} level score(s)"
     if not (math.isfinite(record["accuracy"]) and 0 <= record["accuracy"] <= 1):
         return f"field 'accuracy' is {record['accuracy']!r}, not a number in [0, 1]"
