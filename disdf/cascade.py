@@ -35,6 +35,8 @@ PAIR_DISTANCES = {
     "manhattan": lambda d: np.abs(d).sum(axis=1),
     "squared_euclidean": lambda d: np.square(d).sum(axis=1),
 }
+#: The paper's per-tree surrogates (True: squared, <P_ij, w^2> of eq. (58); False: <Q_ij, w> of eq. (62)).
+SURROGATES = {"surrogate_p": True, "surrogate_q": False}
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
@@ -443,15 +445,33 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return forests, {}
 
     # ----------------------------------------------------------------- predict
-    def _last_class_vectors(self, X) -> np.ndarray:
+    def _last_level_input(self, X) -> np.ndarray:
+        """The last kept level's input for new examples: x and the earlier levels' vectors, eq. (40)."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         check_float32_range(X)
         previous_vectors: list[np.ndarray] = []
-        for level in self.levels_:
-            features = self._level_input(X, previous_vectors)
-            previous_vectors.append(level.class_vectors(features, self.n_jobs))
-        return previous_vectors[-1]
+        for level in self.levels_[:-1]:
+            previous_vectors.append(level.class_vectors(self._level_input(X, previous_vectors), self.n_jobs))
+        return self._level_input(X, previous_vectors)
+
+    def _last_class_vectors(self, X) -> np.ndarray:
+        return self.levels_[-1].class_vectors(self._last_level_input(X), self.n_jobs)
+
+    def _surrogate_distances(self, first: np.ndarray, second: np.ndarray, squared: bool) -> np.ndarray:
+        """The paper's per-tree surrogates at the last kept level, summed over its forests and averaged
+        over each forest's fold models: <P_ij, w^2> of eq. (58) or <Q_ij, w> of eq. (62)."""
+        level = self.levels_[-1]
+        inputs = self._last_level_input(np.vstack([first, second]))
+        n = len(first)
+        total = np.zeros(n)
+        for forest in level.forests:
+            for model, w in zip(forest.models, forest.weights, strict=True):
+                p = model.probabilities(inputs)  # (2n, T, C)
+                difference = p[:n] - p[n:]
+                per_tree = np.square(difference).sum(axis=2) if squared else np.abs(difference).sum(axis=2)
+                total += per_tree @ (np.square(w) if squared else w) / len(forest.models)
+        return total
 
     def fit_transform(self, X, y, **fit_params) -> np.ndarray:
         """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.
@@ -505,22 +525,29 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         hinge term pushes above τ for different-class pairs (through <Q_ij, w>,
         eq. (62), which bounds it from above); ``"squared_euclidean"`` is
         sum_k sum_c (v_ic^(k) - v_jc^(k))^2, the distance of eq. (58)'s first line.
+        The paper's per-tree surrogates, which its objective optimises:
+        ``"surrogate_p"`` is <P_ij, w^2> of eq. (58) (P_ij^(t) = sum_c
+        (p_ic^(t) - p_jc^(t))^2) and ``"surrogate_q"`` is <Q_ij, w> of eq. (62)
+        (Q_ij^(t) = sum_c |p_ic^(t) - p_jc^(t)|), at the last kept level,
+        summed over its forests and averaged over each forest's fold models.
 
         Parameters
         ----------
         pairs : array-like of shape (n_pairs, 2, n_features)
-        distance : {"manhattan", "squared_euclidean"}, default="manhattan"
+        distance : {"manhattan", "squared_euclidean", "surrogate_p", "surrogate_q"}, default="manhattan"
 
         Returns
         -------
         ndarray of shape (n_pairs,)
         """
         check_is_fitted(self)
-        if distance not in PAIR_DISTANCES:
-            raise ValueError(f"distance must be one of {list(PAIR_DISTANCES)}; got {distance!r}")
+        if distance not in (*PAIR_DISTANCES, *SURROGATES):
+            raise ValueError(f"distance must be one of {[*PAIR_DISTANCES, *SURROGATES]}; got {distance!r}")
         pairs = np.asarray(pairs, dtype=np.float64)
         if pairs.ndim != 3 or pairs.shape[1] != 2:
             raise ValueError(f"pairs must have shape (n_pairs, 2, n_features); got {pairs.shape}")
+        if distance in SURROGATES:
+            return self._surrogate_distances(pairs[:, 0], pairs[:, 1], squared=SURROGATES[distance])
         n_pairs = pairs.shape[0]
         vectors = self.transform(pairs.reshape(2 * n_pairs, pairs.shape[2])).reshape(n_pairs, 2, -1)
         return PAIR_DISTANCES[distance](vectors[:, 0] - vectors[:, 1])
@@ -528,8 +555,8 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def get_metric(self, distance: str = "manhattan"):
         """A function ``metric(u, v)`` of two samples (1-d arrays), as metric-learn's ``get_metric``:
         :meth:`pair_distance` of the pair (u, v). It holds the fitted estimator."""
-        if distance not in PAIR_DISTANCES:
-            raise ValueError(f"distance must be one of {list(PAIR_DISTANCES)}; got {distance!r}")
+        if distance not in (*PAIR_DISTANCES, *SURROGATES):
+            raise ValueError(f"distance must be one of {[*PAIR_DISTANCES, *SURROGATES]}; got {distance!r}")
 
         def metric(u, v) -> float:
             return float(self.pair_distance(np.stack([u, v])[None], distance)[0])

@@ -49,3 +49,22 @@ def test_an_unfitted_estimator_has_no_metric_yet():
 
     with pytest.raises(NotFittedError):
         CascadeForestClassifier().pair_distance(np.zeros((1, 2, 3)))
+
+
+def test_the_papers_surrogates_bound_the_distances_they_stand_for(fitted):
+    """<Q_ij, w> >= ||v_i - v_j||_1 per fold model (triangle inequality); computed directly for one level."""
+    model, X, _ = fitted
+    pairs = np.stack([X[:15], X[15:30]], axis=1)
+    q = model.pair_distance(pairs, "surrogate_q")
+    p2 = model.pair_distance(pairs, "surrogate_p")
+    # direct computation at the last level
+    inputs = model._last_level_input(np.vstack([X[:15], X[15:30]]))
+    expected_q, expected_p = np.zeros(15), np.zeros(15)
+    for forest in model.levels_[-1].forests:
+        for table, w in zip(forest.models, forest.weights, strict=True):
+            d = table.probabilities(inputs[:15]) - table.probabilities(inputs[15:])
+            expected_q += (np.abs(d).sum(axis=2) * w).sum(axis=1) / len(forest.models)
+            expected_p += ((d**2).sum(axis=2) * w**2).sum(axis=1) / len(forest.models)
+    np.testing.assert_allclose(q, expected_q)
+    np.testing.assert_allclose(p2, expected_p)
+    assert np.all(q >= model.pair_distance(pairs) - 1e-9)  # the fold mean only shrinks d_1 further
