@@ -456,13 +456,14 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self._level_input(X, previous_vectors)
 
     def _last_class_vectors(self, X) -> np.ndarray:
+        check_is_fitted(self)
         return self.levels_[-1].class_vectors(self._last_level_input(X), self.n_jobs)
 
     def _surrogate_distances(self, first: np.ndarray, second: np.ndarray, squared: bool) -> np.ndarray:
         """The paper's per-tree surrogates at the last kept level, summed over its forests and averaged
         over each forest's fold models: <P_ij, w^2> of eq. (58) or <Q_ij, w> of eq. (62)."""
-        level = self.levels_[-1]
         inputs = self._last_level_input(np.vstack([first, second]))
+        level = self.levels_[-1]
         n = len(first)
         total = np.zeros(n)
         for forest in level.forests:
