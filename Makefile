@@ -40,6 +40,7 @@ bench: install
 	$(BIN)/python scripts/bench_engine.py
 	$(BIN)/python scripts/solver_tolerance.py
 	$(BIN)/python scripts/bench_grow_tree.py
+	$(BIN)/python scripts/bench_split_breakdown.py
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
