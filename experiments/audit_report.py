@@ -24,15 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.composition import compose_config, config_hash, run_datasets
 from experiments.config import ROOT
 from experiments.paper_claims import paper_claims_section
 from experiments.paper_statistics import paper_statistics_section
-from experiments.records import RecordStore
 from experiments.report import put_section
 from experiments.stats import mean_ci
-from experiments.tables import PAPER_TABLES
-from experiments.weight_fitting_report import experiment_records
+from experiments.tables import LABELS, PAPER_TABLES, experiment_records
 
 log = logging.getLogger(__name__)
 AUDIT_T = 100
@@ -46,15 +43,11 @@ HONEST_METHOD = "disdf_lam1_tau1"
 FEW_REPETITIONS = (1, 2, 5)
 RESAMPLES = 400
 SPLIT = ["dataset", "N", "repetition"]
-LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
 
 
 def mechanism_records(mechanism: str, root: Path = ROOT) -> pd.DataFrame:
     """The records of one audit job (results/audit/audit=<mechanism>/, its config hash)."""
-    cfg = compose_config("experiment=audit", f"audit={mechanism}")
-    store = RecordStore(root / cfg.runtime.output_dir / f"audit={mechanism}" / "raw")
-    digest = config_hash(cfg)
-    return pd.DataFrame([r for d in run_datasets(cfg) for r in store.read(d) if r["config_hash"] == digest])
+    return experiment_records("audit", f"audit={mechanism}", folder=f"audit={mechanism}", root=root)[0]
 
 
 def _pp(mean: float, half: float) -> str:
@@ -345,7 +338,7 @@ def audit_section(headline, runs, grid, paper_all) -> tuple[list[str], pd.DataFr
 
 def write_section(root: Path = ROOT) -> bool:
     """cells.csv and the REPORT.md section; False (nothing written) without headline records."""
-    headline, cfg = experiment_records("paper", root)
+    headline, cfg = experiment_records("paper", root=root)
     if headline.empty:
         log.warning("No headline records: the audit section is not written.")
         return False

@@ -20,7 +20,7 @@ import pandas as pd
 from experiments.config import ROOT
 from experiments.report import put_section
 from experiments.stats import holm, paired_wilcoxon
-from experiments.weight_fitting_report import experiment_records
+from experiments.tables import experiment_records
 
 log = logging.getLogger(__name__)
 CASCADES = {"gcforest": "gcF", "disdf": "DisDF"}
@@ -113,8 +113,8 @@ def baselines_section(headline: pd.DataFrame, baselines: pd.DataFrame) -> list[s
 
 def write_section(root: Path = ROOT) -> bool:
     """The section in the headline's REPORT.md; False (nothing written) if either run is missing."""
-    headline, cfg = experiment_records("paper", root)
-    baselines, _ = experiment_records("baselines", root)
+    headline, cfg = experiment_records("paper", root=root)
+    baselines, _ = experiment_records("baselines", root=root)
     if headline.empty or baselines.empty:
         log.warning("No headline or baseline records: the section 'Baselines' is not written.")
         return False

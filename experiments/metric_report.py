@@ -18,7 +18,7 @@ import pandas as pd
 from experiments.config import ROOT
 from experiments.report import put_section
 from experiments.stats import holm, mean_ci, paired_wilcoxon
-from experiments.weight_fitting_report import experiment_records
+from experiments.tables import experiment_records
 
 log = logging.getLogger(__name__)
 REPRESENTATIONS = {
@@ -133,7 +133,7 @@ def metric_section(records: pd.DataFrame) -> list[str]:
 
 def write_section(root: Path = ROOT) -> bool:
     """The section and the figure; False (nothing written) without metric records."""
-    records, _ = experiment_records("metric", root)
+    records, _ = experiment_records("metric", root=root)
     headline_dir = root / "results"
     if records.empty:
         log.warning("No records of experiment=metric: the section is not written.")

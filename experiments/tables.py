@@ -20,7 +20,8 @@ from omegaconf import DictConfig
 
 from disdf.atomic_files import remove_leftovers, write_text_atomically
 from experiments import config as _config  # noqa: F401 - registers the schema
-from experiments.composition import CONFIG_PATH, config_hash, run_datasets
+from experiments.composition import CONFIG_PATH, compose_config, config_hash, run_datasets
+from experiments.config import ROOT
 from experiments.durable import read_json_lines
 from experiments.folder_lock import FolderInUseError, exclusive_folder
 from experiments.guards import check_headline_folder
@@ -42,6 +43,16 @@ def load_records(output_dir: Path, datasets: list[str], digest: str) -> pd.DataF
     store = RecordStore(output_dir / "raw")
     rows = [r for d in datasets for r in store.read(d) if r["config_hash"] == digest]
     return pd.DataFrame(rows)
+
+
+def experiment_records(
+    experiment: str, *overrides: str, folder: str = "", root: Path = ROOT
+) -> tuple[pd.DataFrame, DictConfig]:
+    """The records of an experiment as committed (its config hash, its output folder, or the
+    sub-folder ``folder`` of a multirun job) and its config."""
+    cfg = compose_config(f"experiment={experiment}", *overrides)
+    output_dir = root / cfg.runtime.output_dir / folder
+    return load_records(output_dir, run_datasets(cfg), config_hash(cfg)), cfg
 
 
 def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:

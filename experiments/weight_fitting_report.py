@@ -18,27 +18,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.composition import compose_config, config_hash, run_datasets
 from experiments.config import ROOT
 from experiments.optimism import split_mean_ci, with_optimism
-from experiments.records import RecordStore
 from experiments.report import put_section
 from experiments.stats import paired_wilcoxon
-from experiments.tables import paired_tests
+from experiments.tables import experiment_records, paired_tests
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
 VARIANTS = ("gcF", "DisDF cross_fit", "DisDF same_examples")
 UNIT = ["dataset", "N", "T", "repetition"]
 log = logging.getLogger(__name__)
-
-
-def experiment_records(experiment: str, root: Path = ROOT) -> tuple[pd.DataFrame, object]:
-    """The records of an experiment as committed (its config hash, its folder), and its config."""
-    cfg = compose_config(f"experiment={experiment}")
-    store = RecordStore(root / cfg.runtime.output_dir / "raw")
-    digest = config_hash(cfg)
-    rows = [r for d in run_datasets(cfg) for r in store.read(d) if r["config_hash"] == digest]
-    return pd.DataFrame(rows), cfg
 
 
 def variants(headline: pd.DataFrame, ablation: pd.DataFrame) -> pd.DataFrame:
@@ -151,8 +140,8 @@ def weight_fitting_section(headline: pd.DataFrame, ablation: pd.DataFrame) -> li
 
 def write_section(root: Path = ROOT) -> bool:
     """Write the section into the headline's REPORT.md; False (and nothing written) if a run is missing."""
-    headline, cfg = experiment_records(HEADLINE, root)
-    ablation, _ = experiment_records(ABLATION, root)
+    headline, cfg = experiment_records(HEADLINE, root=root)
+    ablation, _ = experiment_records(ABLATION, root=root)
     if headline.empty or ablation.empty:
         missing = [name for name, frame in ((HEADLINE, headline), (ABLATION, ablation)) if frame.empty]
         log.warning(f"No records of {missing}: the section 'Honest DisDF' is not written.")
