@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import time
 import warnings
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,8 @@ from experiments.protocol import Split, Unit
 
 #: Record fields that measure time: they differ between runs, nothing else may.
 TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_seconds")
+#: What the protocol sets per unit on a method's estimator, where the estimator takes it.
+PER_UNIT = ("n_trees", "random_state", "n_jobs")
 
 
 def make_estimator(unit: Unit, specs: dict[str, dict[str, Any]], seed: int):
@@ -24,11 +27,17 @@ def make_estimator(unit: Unit, specs: dict[str, dict[str, Any]], seed: int):
     (a baseline such as kNN has no trees and no randomness)."""
     # Units run in parallel; the forests inside a unit are single-threaded.
     per_unit = {"n_trees": unit.T, "random_state": seed, "n_jobs": 1}
-    accepted = inspect.signature(get_object(specs[unit.method]["_target_"])).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
-    return instantiate(
-        specs[unit.method], **{k: v for k, v in per_unit.items() if takes_any or k in accepted}
-    )
+    accepted = per_unit_parameters(specs[unit.method]["_target_"])
+    return instantiate(specs[unit.method], **{k: v for k, v in per_unit.items() if k in accepted})
+
+
+@cache  # one look at a target's signature per process, not one per unit
+def per_unit_parameters(target: str) -> frozenset[str]:
+    """Which of n_trees, random_state and n_jobs the target (a class or a factory) takes."""
+    parameters = inspect.signature(get_object(target)).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return frozenset(PER_UNIT)
+    return frozenset(PER_UNIT) & frozenset(parameters)
 
 
 def solver_summary(estimator) -> dict[str, Any]:
