@@ -37,6 +37,8 @@ PAIR_DISTANCES = {
 }
 #: The paper's per-tree surrogates (True: squared, <P_ij, w^2> of eq. (58); False: <Q_ij, w> of eq. (62)).
 SURROGATES = {"surrogate_p": True, "surrogate_q": False}
+#: pair_distance's and get_metric's ``distance``.
+DISTANCE = OneOf((*PAIR_DISTANCES, *SURROGATES))
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
@@ -542,8 +544,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_pairs,)
         """
         check_is_fitted(self)
-        if distance not in (*PAIR_DISTANCES, *SURROGATES):
-            raise ValueError(f"distance must be one of {[*PAIR_DISTANCES, *SURROGATES]}; got {distance!r}")
+        DISTANCE.check(type(self).__name__, "distance", distance)
         pairs = np.asarray(pairs, dtype=np.float64)
         if pairs.ndim != 3 or pairs.shape[1] != 2:
             raise ValueError(f"pairs must have shape (n_pairs, 2, n_features); got {pairs.shape}")
@@ -556,8 +557,7 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
     def get_metric(self, distance: str = "manhattan"):
         """A function ``metric(u, v)`` of two samples (1-d arrays), as metric-learn's ``get_metric``:
         :meth:`pair_distance` of the pair (u, v). It holds the fitted estimator."""
-        if distance not in (*PAIR_DISTANCES, *SURROGATES):
-            raise ValueError(f"distance must be one of {[*PAIR_DISTANCES, *SURROGATES]}; got {distance!r}")
+        DISTANCE.check(type(self).__name__, "distance", distance)
 
         def metric(u, v) -> float:
             return float(self.pair_distance(np.stack([u, v])[None], distance)[0])
