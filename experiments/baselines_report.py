@@ -19,20 +19,16 @@ import pandas as pd
 
 from experiments.config import ROOT
 from experiments.report import put_section
-from experiments.stats import holm, paired_wilcoxon
-from experiments.tables import experiment_records
+from experiments.tables import LABELS, experiment_records, paired_tests
 
 log = logging.getLogger(__name__)
-CASCADES = {"gcforest": "gcF", "disdf": "DisDF"}
 BASELINES = {
     "level1": "level 1 alone",
     "random_forest": "RF (4T trees)",
     "extra_trees": "ET (4T trees)",
     "knn": "5-NN",
 }
-CELL = ["dataset", "N", "T"]
-UNIT = [*CELL, "repetition"]
-ALPHA = 0.05
+UNIT = ["dataset", "N", "T", "repetition"]
 
 
 def best_baselines(baselines: pd.DataFrame) -> pd.Series:
@@ -42,22 +38,17 @@ def best_baselines(baselines: pd.DataFrame) -> pd.Series:
 
 
 def against_baseline(cascade: pd.DataFrame, baseline: pd.DataFrame) -> pd.DataFrame:
-    """Per cell: the cascade − baseline difference (points), its paired Wilcoxon p and Holm's p
-    within each dataset, and the verdict."""
-    both = cascade.merge(baseline, on=UNIT, suffixes=("", "_base"))
-    rows = []
-    for (dataset, N, T), cell in both.groupby(CELL):
-        a, b = cell["accuracy"].to_numpy(), cell["accuracy_base"].to_numpy()
-        rows.append(
-            {"dataset": dataset, "N": N, "T": T, "d": 100 * (a - b).mean(), "p": paired_wilcoxon(a, b)}
-        )
-    tests = pd.DataFrame(rows)
-    tests["p_holm"] = np.nan
-    for index in tests.groupby("dataset").groups.values():
-        tests.loc[index, "p_holm"] = holm(tests.loc[index, "p"].to_numpy())
-    tests["better"] = (tests["p_holm"] < ALPHA) & (tests["d"] > 0)
-    tests["worse"] = (tests["p_holm"] < ALPHA) & (tests["d"] < 0)
-    return tests
+    """Per cell: the cascade − baseline difference ``d`` (points) and whether the cascade is
+    significantly ``better`` or ``worse`` (tables.paired_tests: paired Wilcoxon, Holm within each
+    dataset)."""
+    treatment, reference = cascade["method"].iloc[0], baseline["method"].iloc[0]
+    tests = paired_tests(pd.concat([cascade, baseline]), treatment=treatment, baseline=reference)
+    label = LABELS.get(treatment, treatment)
+    return tests.assign(
+        d=100 * tests["difference"],
+        better=tests["verdict"] == f"{label} better",
+        worse=tests["verdict"] == f"{label} worse",
+    )
 
 
 def baseline_rows(headline: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFrame:
@@ -68,11 +59,11 @@ def baseline_rows(headline: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFra
     rows = []
     for dataset in sorted(best.index):
         row = {"dataset": dataset}
-        for method, label in {**CASCADES, **BASELINES}.items():
+        for method, label in {**LABELS, **BASELINES}.items():
             row[label] = round(float(means.get((dataset, method), np.nan)), 3)
         row["best baseline"] = BASELINES[best[dataset]]
         reference = baselines[(baselines["dataset"] == dataset) & (baselines["method"] == best[dataset])]
-        for method, label in CASCADES.items():
+        for method, label in LABELS.items():
             tests = against_baseline(
                 headline[(headline["dataset"] == dataset) & (headline["method"] == method)], reference
             )

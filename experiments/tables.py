@@ -84,10 +84,11 @@ def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     return cells.merge(tests, on=["dataset", "N", "T"], how="left")
 
 
-def paired_tests(records: pd.DataFrame) -> pd.DataFrame:
-    """DisDF - gcForest per (dataset, N, T), paired by repetition; Holm within each dataset."""
+def paired_tests(records: pd.DataFrame, treatment: str = "disdf", baseline: str = "gcforest") -> pd.DataFrame:
+    """treatment - baseline (DisDF - gcForest unless told) per (dataset, N, T), paired by repetition;
+    Holm within each dataset. Empty unless the records hold exactly those two methods."""
     columns = ["dataset", "N", "T", "n_pairs", "difference", "p_value", "p_holm", "verdict"]
-    if set(records["method"]) != {"gcforest", "disdf"}:
+    if set(records["method"]) != {treatment, baseline}:
         return pd.DataFrame(columns=columns)
     wide = records.pivot_table(index=["dataset", "N", "T", "repetition"], columns="method", values="accuracy")
     wide = wide.dropna().reset_index()
@@ -99,8 +100,8 @@ def paired_tests(records: pd.DataFrame) -> pd.DataFrame:
                 "N": N,
                 "T": T,
                 "n_pairs": len(group),
-                "difference": float((group["disdf"] - group["gcforest"]).mean()),
-                "p_value": paired_wilcoxon(group["disdf"].to_numpy(), group["gcforest"].to_numpy()),
+                "difference": float((group[treatment] - group[baseline]).mean()),
+                "p_value": paired_wilcoxon(group[treatment].to_numpy(), group[baseline].to_numpy()),
             }
         )
     tests = pd.DataFrame(rows, columns=columns[:6])
@@ -112,7 +113,7 @@ def paired_tests(records: pd.DataFrame) -> pd.DataFrame:
             (tests["p_holm"] < ALPHA) & (tests["difference"] > 0),
             (tests["p_holm"] < ALPHA) & (tests["difference"] < 0),
         ],
-        ["DisDF better", "DisDF worse"],
+        [f"{LABELS.get(treatment, treatment)} better", f"{LABELS.get(treatment, treatment)} worse"],
         "no significant difference",
     )
     return tests
