@@ -372,3 +372,60 @@ def kernels_max_features(params, X) -> int:
     from disdf.fast_forest.forest import n_candidate_features
 
     return n_candidate_features(params.max_features, X.shape[1])
+
+
+def _grown_arrays(X, y, max_features, bootstrap, min_samples_leaf, histogram_min_node):
+    return kernels.grow_forest(
+        X,
+        y,
+        int(y.max()) + 1,
+        6,
+        3,
+        max_features,
+        False,
+        bootstrap,
+        -1,
+        2,
+        min_samples_leaf,
+        histogram_min_node,
+    )
+
+
+@pytest.mark.parametrize("min_samples_leaf", [1, 4])
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_histogram_splits_grow_the_trees_that_sorting_grows(min_samples_leaf, bootstrap):
+    """Nodes that read class-weight histograms of coded features split where sorting splits them."""
+    rng = np.random.default_rng(0)
+    n = 1500
+    y = rng.integers(0, 4, n).astype(np.int64)
+    X = np.column_stack(
+        [
+            rng.integers(0, 256, n) * (rng.random(n) < 0.3),  # pixel-like: whole values, mostly zero
+            rng.integers(-3, 4, n) + 0.25 * y,  # few distinct values, not whole: coded by rank
+            rng.normal(size=n) + y,  # many distinct values: never coded, always sorted
+            np.where(rng.random(n) < 0.5, 1.0, 1.0 + 1e-9) + y,  # values 1e-9 apart count as one
+            rng.integers(0, 3, n).astype(float),
+        ]
+    ).astype(np.float32)
+    never = _grown_arrays(X, y, 2, bootstrap, min_samples_leaf, n + 1)
+    always = _grown_arrays(X, y, 2, bootstrap, min_samples_leaf, 2)
+    for sorted_array, histogram_array in zip(never, always, strict=True):
+        np.testing.assert_array_equal(histogram_array, sorted_array)
+    assert len(never[1]) > 100  # the trees did split, on many nodes
+
+
+def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the_stable_order():
+    rng = np.random.default_rng(1)
+    n = 700
+    X = np.column_stack(
+        [rng.integers(0, 256, n), rng.integers(0, 5, n) * 0.1, rng.normal(size=n), [0.0, 1e-9] * (n // 2)]
+    )
+    data = kernels._training_data(X.astype(np.float32), np.zeros(n, dtype=np.int64), False, 64)
+    for f in range(X.shape[1]):
+        np.testing.assert_array_equal(data.presorted[f], np.argsort(data.Xt[f], kind="stable"))
+    assert data.n_codes[0] == data.Xt[0].max() + 1 and data.n_codes[1] == 5
+    assert data.n_codes[2] == 0 and data.n_codes[3] == 0  # too many values; two that count as one
+    for f in (0, 1):
+        np.testing.assert_array_equal(data.code_values[f][data.codes[f]], data.Xt[f])
+    small = kernels._training_data(X[:60].astype(np.float32), np.zeros(60, dtype=np.int64), False, 64)
+    assert small.codes.shape[0] == 0  # nodes that small never read histograms: nothing is coded
