@@ -23,9 +23,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
-from disdf.weights.pair_kernels import manhattan_rows
+from disdf.weights.pair_kernels import manhattan_rows, pure_classes, sampled_hinge_sums
 from disdf.weights.problem import check_lambda_tau, quadratic_minimizer, same_class_pi
 from disdf.weights.result import WeightSolution
 
@@ -47,10 +48,10 @@ class PairSampler:
                 f"matching y of length {y.shape[0]}; got {self.tree_probabilities.shape}"
             )
         _, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
-        self._codes = codes
-        self._by_class = np.argsort(codes, kind="stable")  # examples grouped by class
-        self._starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        self._counts = counts
+        self._codes = codes.astype(np.intp)
+        self._by_class = np.argsort(codes, kind="stable").astype(np.intp)  # examples grouped by class
+        self._starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+        self._counts = counts.astype(np.intp)
         partners = len(y) - counts[codes]  # different-class partners of each example
         total = partners.sum()
         self.n_pairs = int(total // 2)
@@ -58,22 +59,77 @@ class PairSampler:
         self._first_cdf = np.cumsum(partners / total) if total else None
         if self._first_cdf is not None:
             self._first_cdf /= self._first_cdf[-1]
+        self._pure = pure_classes(self.tree_probabilities)
 
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``size`` pairs (i, j), uniform over the different-class pairs, with replacement."""
         if self._first_cdf is None:
             empty = np.empty(0, dtype=np.intp)
             return empty, empty
-        first = self._first_cdf.searchsorted(rng.random(size), side="right")
-        own = self._codes[first]
-        # j: uniform over the examples outside i's class block of the class-sorted order.
-        rank = (rng.random(size) * (len(self._codes) - self._counts[own])).astype(np.intp)
-        rank += np.where(rank >= self._starts[own], self._counts[own], 0)
-        return first, self._by_class[rank]
+        return self.pairs(rng.random(size), rng.random(size))
+
+    def pairs(self, u_first: np.ndarray, u_second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs that uniforms in [0, 1) pick: i from ``u_first``, then j from ``u_second``."""
+        first, second = np.empty(u_first.shape[0], np.intp), np.empty(u_first.shape[0], np.intp)
+        _pairs_of_uniforms(*self._tables(), u_first, u_second, first, second)
+        return first, second
+
+    def _tables(self) -> tuple[np.ndarray, ...]:
+        return self._first_cdf, self._codes, self._counts, self._starts, self._by_class
 
     def q_rows(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Q_ij (Manhattan distances per tree) of the given pairs only, shape (len(first), T)."""
         return manhattan_rows(self.tree_probabilities, first, second)
+
+
+@nb.njit(cache=True, nogil=True)
+def _pairs_of_uniforms(first_cdf, codes, counts, starts, by_class, u_first, u_second, first, second):
+    """i: the first example whose cumulative share of different-class partners exceeds u_first; j:
+    the rank floor(u_second * partners of i) among the examples outside i's class (class-sorted)."""
+    n = codes.shape[0]
+    for b in range(u_first.shape[0]):
+        i = np.searchsorted(first_cdf, u_first[b], side="right")
+        own = codes[i]
+        rank = int(u_second[b] * (n - counts[own]))
+        if rank >= starts[own]:
+            rank += counts[own]
+        first[b] = i
+        second[b] = by_class[rank]
+
+
+@nb.njit(cache=True, nogil=True)
+def _stochastic_iterations(
+    tree_probabilities, pure, tables, quadratic, w, tau, n_pairs, uniforms, iterations
+):
+    """The iterations of :func:`stochastic_frank_wolfe` on pre-drawn uniforms (compiled; in place on w).
+
+    ``uniforms[k]`` holds iteration k's draws (first examples, then partners), in the order
+    :meth:`PairSampler.sample` draws them, so the pairs are those the sampler gives.
+    """
+    first_cdf, codes, counts, starts, by_class = tables
+    n_trees = w.shape[0]
+    batch_size = uniforms.shape[2]
+    first = np.empty(batch_size, dtype=np.intp)
+    second = np.empty(batch_size, dtype=np.intp)
+    pull = np.empty(n_trees)
+    averaged = np.zeros(n_trees)
+    gradient = np.empty(n_trees)
+    scale = n_pairs / batch_size
+    for k in range(iterations):
+        _pairs_of_uniforms(
+            first_cdf, codes, counts, starts, by_class, uniforms[k, 0], uniforms[k, 1], first, second
+        )
+        sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull)
+        rho = 4.0 / (k + 8) ** (2.0 / 3.0)
+        for t in range(n_trees):
+            estimate = -2.0 * scale * pull[t]
+            averaged[t] = estimate if k == 0 else (1.0 - rho) * averaged[t] + rho * estimate
+            gradient[t] = 2.0 * quadratic[t] * w[t] + averaged[t]
+        toward = np.argmin(gradient)
+        gamma = 2.0 / (k + 8)
+        for t in range(n_trees):
+            w[t] *= 1.0 - gamma
+        w[toward] += gamma
 
 
 def sampled_hinge(
@@ -83,10 +139,13 @@ def sampled_hinge(
 
     h_B = -2 (P / B) sum_b max(0, tau - <Q_b, w>) Q_b and (P / B) sum_b max(0, tau - <Q_b, w>)^2.
     """
-    q = sampler.q_rows(*sampler.sample(batch_size, rng))
-    slack = np.maximum(tau - q @ w, 0.0)
+    first, second = sampler.sample(batch_size, rng)
+    pull = np.empty(w.shape[0])
+    value = sampled_hinge_sums(
+        sampler.tree_probabilities, sampler._pure, first, second, np.ascontiguousarray(w, float), tau, pull
+    )
     scale = sampler.n_pairs / batch_size
-    return -2.0 * scale * (slack @ q), scale * float(slack @ slack)
+    return -2.0 * scale * pull, scale * value
 
 
 @dataclass(frozen=True)
@@ -143,17 +202,22 @@ def stochastic_frank_wolfe(
     quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y)) + lambda_
     n_trees = quadratic.shape[0]
     w = quadratic_minimizer(quadratic) if w0 is None else np.asarray(w0, dtype=float).copy()
-    averaged = np.zeros(n_trees)
-    for k in range(max_iter):
-        if sampler.n_pairs == 0:
-            break
-        estimate, _ = sampled_hinge(sampler, w, tau, batch_size, rng)
-        rho = 4.0 / (k + 8) ** (2.0 / 3.0)
-        averaged = estimate if k == 0 else (1.0 - rho) * averaged + rho * estimate
-        gradient = 2.0 * quadratic * w + averaged
-        gamma = 2.0 / (k + 8)
-        w *= 1.0 - gamma
-        w[int(np.argmin(gradient))] += gamma
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    if sampler.n_pairs:
+        # Every iteration's draws at once: the same stream, in the same order, as drawn one by one.
+        uniforms = rng.random((max_iter, 2, batch_size))
+        _stochastic_iterations(
+            sampler.tree_probabilities,
+            sampler._pure,
+            sampler._tables(),
+            quadratic,
+            w,
+            float(tau),
+            sampler.n_pairs,
+            uniforms,
+            max_iter,
+        )
+        del uniforms
 
     hinge_grad, hinge_value = (
         sampled_hinge(sampler, w, tau, batch_size, rng) if sampler.n_pairs else (np.zeros(n_trees), 0.0)

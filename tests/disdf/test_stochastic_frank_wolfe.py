@@ -194,3 +194,24 @@ def test_disdf_refuses_what_pair_draws_cannot_take(digits, params, message):
     X, y = digits
     with pytest.raises(ValueError, match=message):
         sampled_disdf(**params).fit(X, y)
+
+
+def test_the_compiled_batch_equals_the_rows_of_q_of_the_drawn_pairs():
+    """One-hot vectors (pure leaves) take the 0-or-2 shortcut, the others the sum over classes; the
+    gradient and value equal those of the (pairs, T) rows of Q of the same draws."""
+    from disdf.weights.pair_kernels import manhattan_rows, pure_classes
+
+    rng = np.random.default_rng(7)
+    probabilities, y = random_tree_probabilities(60, 12, 4, seed=8)
+    one_hot = np.eye(4)[rng.integers(0, 4, (60, 12))]
+    pure = rng.random((60, 12)) < 0.7
+    probabilities = np.where(pure[..., None], one_hot, probabilities)
+    expected = np.where(pure, one_hot.argmax(axis=2), -1)
+    np.testing.assert_array_equal(pure_classes(probabilities), expected)
+    sampler, w = PairSampler(probabilities, y), rng.dirichlet(np.ones(12))
+    gradient, value = sampled_hinge(sampler, w, 1.5, 64, np.random.default_rng(9))
+    q = manhattan_rows(probabilities, *sampler.sample(64, np.random.default_rng(9)))
+    slack, scale = np.maximum(1.5 - q @ w, 0.0), sampler.n_pairs / 64
+    np.testing.assert_allclose(gradient, -2.0 * scale * (slack @ q), rtol=1e-12)
+    assert value == pytest.approx(scale * slack @ slack, rel=1e-12)
+    assert 0 < np.count_nonzero(slack) < 64  # active and inactive hinges both occur
