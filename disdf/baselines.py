@@ -40,7 +40,7 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         4: as many trees as one cascade level of four T-tree forests.
     max_features : int, float, "sqrt", "log2" or None, default="sqrt"
         Candidate features per node, as in scikit-learn.
-    engine : {"fast", "sklearn"}, default="fast"
+    engine : {"fast", "sklearn", "binned"}, default="fast"
         Who grows the trees (see :class:`disdf.CascadeForestClassifier`).
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None

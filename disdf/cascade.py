@@ -138,13 +138,17 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         Results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the fold splits and every forest.
-    engine : {"fast", "sklearn"}, default="fast"
+    engine : {"fast", "sklearn", "binned"}, default="fast"
         Who grows the trees: the compiled engine of :mod:`disdf.fast_forest`
         (scikit-learn's split rules, 10-100x faster on a few hundred examples)
         or scikit-learn's forests (the reference). They are the same learner
         by an equivalence test in every cell of the paper's protocol
         (``scripts/compare_engines.py``), but draw different random streams,
-        so one seed gives different trees under each.
+        so one seed gives different trees under each. ``"binned"`` is
+        ``"fast"`` with features of more than 256 distinct values split
+        between at most 255 bins of about equal counts on forests of at least
+        64 examples (DF21's approach, for large n): on fewer examples or
+        values the trees of ``"fast"``.
     verbose : int, default=0
         Print each level's score when > 0.
     test_vectors : {"fold_mean", "refit"}, default="fold_mean"

@@ -10,9 +10,13 @@ A spec is a name or a dict ``{"kind": name, **sklearn_params}``:
 Trees are fully grown unless the estimator's ``max_depth``,
 ``min_samples_split`` or ``min_samples_leaf`` (or the spec's own) say otherwise.
 
-Two engines grow them: ``"sklearn"`` (the reference, scikit-learn's forests)
-and ``"fast"`` (:mod:`disdf.fast_forest`, compiled, the same split rules),
-which implements the parameters in ``disdf.fast_forest.forest.SUPPORTED_PARAMS``.
+Three engines grow them: ``"sklearn"`` (the reference, scikit-learn's forests),
+``"fast"`` (:mod:`disdf.fast_forest`, compiled, the same split rules), which
+implements the parameters in ``disdf.fast_forest.forest.SUPPORTED_PARAMS``, and
+``"binned"``: ``"fast"`` where, on forests of at least 64 examples, a feature
+of more than 256 distinct values splits between bins of about equal counts (at
+most :data:`MAX_BINS`; DF21's and LightGBM's approach). On fewer examples, or
+features of fewer values, it grows the trees ``"fast"`` grows.
 """
 
 from __future__ import annotations
@@ -38,7 +42,11 @@ _SKLEARN_DEFAULTS: dict[str, dict[str, Any]] = {
     "random_forest": {"bootstrap": True},
 }
 
-ENGINES = ("sklearn", "fast")
+ENGINES = ("sklearn", "fast", "binned")
+#: Bins of a feature with engine="binned" (DF21's default).
+MAX_BINS = 255
+#: The engines of disdf.fast_forest, and their max_bins.
+COMPILED_ENGINES = {"fast": 0, "binned": MAX_BINS}
 
 #: The paper's level: 2 completely-random tree forests and 2 random forests.
 DEFAULT_FORESTS: tuple[str, ...] = (
@@ -83,9 +91,9 @@ def parse_forest_specs(
                     f"forests[{position}] sets {reserved!r}, which the cascade controls "
                     "(use n_trees, random_state, n_jobs of the estimator)"
                 )
-        if engine == "fast":
+        if engine in COMPILED_ENGINES:
             try:
-                _fast_params(kind, params, {})
+                _fast_params(kind, params, {}, engine)
             except ValueError as error:
                 raise ValueError(f"forests[{position}] = {spec!r}: {error}") from None
         parsed.append((kind, params))
@@ -106,9 +114,13 @@ def make_forest(
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
 
 
-def _fast_params(kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any]) -> FastForestParams:
+def _fast_params(
+    kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any], engine: str
+) -> FastForestParams:
     defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
-    return FastForestParams.from_sklearn(kind == "completely_random", {**defaults, **tree_params, **params})
+    return FastForestParams.from_sklearn(
+        kind == "completely_random", {**defaults, **tree_params, **params}, COMPILED_ENGINES[engine]
+    )
 
 
 def fit_fold_model(
@@ -128,8 +140,8 @@ def fit_fold_model(
     Both return types offer ``probabilities(X)`` (n, T, C), ``weighted_probabilities(X, w)``
     and ``first(T)``, with classes aligned to ``range(n_classes)``.
     """
-    if engine == "fast":
-        forest = FastForest(_fast_params(kind, params, tree_params), n_trees, random_state, n_classes)
+    if engine in COMPILED_ENGINES:
+        forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)
         return forest.fit(X, y_code)
     forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)
     return LeafTable(forest.fit(X, y_code), n_classes)

@@ -10,6 +10,7 @@ from hydra.core.global_hydra import GlobalHydra
 from omegaconf import DictConfig, OmegaConf
 
 from disdf.fast_forest import KERNEL_VERSION
+from disdf.forest_specs import COMPILED_ENGINES
 from experiments.config import ROOT
 
 CONFIG_PATH = str(ROOT / "configs")
@@ -53,7 +54,7 @@ def result_config(cfg: DictConfig) -> dict:
     for name, before in (("train_draw", "random"), ("split_groups", None), ("label_fault", "none")):
         if cfg.protocol[name] != before:
             config[name] = cfg.protocol[name]
-    if cfg.model.engine == "fast":
+    if cfg.model.engine in COMPILED_ENGINES:
         # The compiled trees are ours: a kernel change must not resume records of the old kernels.
         config["fast_kernel_version"] = KERNEL_VERSION
     literals = method_literals(cfg)

@@ -63,9 +63,12 @@ class FastForestParams:
     max_depth: int | None = None
     min_samples_split: int = 2
     min_samples_leaf: int = 1
+    #: 0: exact splits. > 0 (engine "binned"): on large forests a feature of more than 256
+    #: distinct values splits between bins of about equal counts, at most this many.
+    max_bins: int = 0
 
     @classmethod
-    def from_sklearn(cls, random_splits: bool, params: dict[str, Any]) -> FastForestParams:
+    def from_sklearn(cls, random_splits: bool, params: dict[str, Any], max_bins: int = 0) -> FastForestParams:
         """Map scikit-learn forest parameters; refuse any the fast engine does not implement."""
         unknown = sorted(set(params) - set(SUPPORTED_PARAMS))
         if unknown:
@@ -83,6 +86,7 @@ class FastForestParams:
             max_depth=params.get("max_depth"),
             min_samples_split=int(params.get("min_samples_split", 2)),
             min_samples_leaf=int(params.get("min_samples_leaf", 1)),
+            max_bins=max_bins,
         )
 
 
@@ -116,6 +120,8 @@ class FastForest:
                 -1 if p.max_depth is None else p.max_depth,
                 p.min_samples_split,
                 p.min_samples_leaf,
+                kernels._HISTOGRAM_MIN_NODE,
+                p.max_bins,
             )
         )
         self._share_pure_leaves()

@@ -88,6 +88,7 @@ TrainingData = namedtuple(
         "codes",
         "code_values",
         "n_codes",
+        "binned",
     ],
 )
 GrowthRules = namedtuple(
@@ -357,6 +358,7 @@ def _histogram_threshold(
     codes,
     code_values,
     n_codes,
+    binned,
     y,
     weight,
     samples,
@@ -375,7 +377,9 @@ def _histogram_threshold(
     feature's values instead of a sort: the candidate positions are the boundaries between the
     node's consecutive distinct values, taken in increasing order; with whole weights the running
     sums are exact integers, so adding a value's class weights at once gives the same proxies,
-    the same comparisons and the same threshold as adding its examples one at a time.
+    the same comparisons and the same threshold as adding its examples one at a time. A
+    ``binned`` feature's codes are bins of values, not values (engine "binned"): its candidate
+    positions are the boundaries between the node's bins, at the bins' upper edges.
     """
     n_classes = left.shape[0]
     for k in range(n_codes):
@@ -407,7 +411,10 @@ def _histogram_threshold(
             denominator = weight_left * weight_right
             if numerator * best_denominator > best_numerator * denominator:
                 best_numerator, best_denominator = numerator, denominator
-                best_threshold = _midpoint(code_values[previous], code_values[k])
+                # A binned feature splits at the upper edge of the last bin on the left.
+                best_threshold = (
+                    code_values[previous] if binned else _midpoint(code_values[previous], code_values[k])
+                )
         for c in range(n_classes):
             w = histogram[k, c]
             if w != 0.0:
@@ -604,7 +611,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
     Depth first: a node that does not stop growing draws candidate features (module docstring) and is
     split at the best split found, its examples partitioned and its children pushed; else it is a leaf.
     """
-    Xt, y, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes = data
+    Xt, y, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes, binned = data
     _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node = rules
     feature, threshold, children, leaf_values = forest
     tree = _tree_arrays(data, rules, state)  # inlined: the compiler sees these arrays are new
@@ -643,6 +650,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
                     codes[f],
                     code_values[f],
                     n_codes[f],
+                    binned[f],
                     y,
                     weight,
                     samples,
@@ -692,17 +700,21 @@ def grow_forest(
     min_samples_split,
     min_samples_leaf,
     histogram_min_node=_HISTOGRAM_MIN_NODE,
+    max_bins=0,
 ):
     """Grow ``n_trees`` trees on (X, y); y holds class codes in [0, n_classes).
 
     ``max_depth < 0`` means unlimited. Best splits of nodes of at least
     ``histogram_min_node`` examples on coded features read histograms
     (:func:`_histogram_threshold`; the same trees, faster on large nodes).
+    ``max_bins > 0`` (engine "binned") also codes, on forests that large,
+    features of more distinct values, by bins of about equal counts (at most
+    ``max_bins``): not the same trees, as in DF21 and LightGBM.
     Returns (roots, feature, threshold, left, right, leaf_values), the arrays
     trimmed to the nodes and leaves used.
     """
     n = X.shape[0]
-    data = _training_data(X, y, random_splits, histogram_min_node)
+    data = _training_data(X, y, random_splits, histogram_min_node, max_bins)
     rules = GrowthRules(
         n_classes,
         max_features,
@@ -736,7 +748,7 @@ def grow_forest(
 
 
 @nb.njit(cache=True, nogil=True)
-def _training_data(X, y, random_splits, histogram_min_node):
+def _training_data(X, y, random_splits, histogram_min_node, max_bins):
     """What every tree reads, computed once per forest (a TrainingData).
 
     ``Xt``: X feature-major, so that a node's values of one feature are close; in
@@ -758,6 +770,7 @@ def _training_data(X, y, random_splits, histogram_min_node):
     codes = np.empty((d if coding else 0, n), dtype=np.uint8)
     code_values = np.empty((d if coding else 0, _MAX_CODES))
     n_codes = np.zeros(d if coding else 0, dtype=np.int64)
+    binned = np.zeros(d if coding else 0, dtype=np.bool_)
     for f in range(presorted.shape[0]):
         if coding and _small_integers(Xt[f]):
             n_codes[f] = _counting_sort(Xt[f], presorted[f], codes[f], code_values[f])
@@ -765,13 +778,18 @@ def _training_data(X, y, random_splits, histogram_min_node):
             presorted[f] = np.argsort(Xt[f], kind="mergesort")
             if coding:
                 n_codes[f] = _rank_codes(Xt[f], presorted[f], codes[f], code_values[f])
+            if coding and n_codes[f] == 0 and max_bins > 0:
+                n_codes[f] = _bin_codes(
+                    Xt[f], presorted[f], min(max_bins, _MAX_CODES), codes[f], code_values[f]
+                )
+                binned[f] = True
     use_zero_bits = np.mean(Xt == 0) > 0.1
     first_nonzero = np.zeros(d, dtype=np.int64)
     for f in range(d):
         if use_zero_bits and Xt[f].min() >= 0.0:
             first_nonzero[f] = np.sum(Xt[f] == 0.0)
     return TrainingData(
-        Xt, y, presorted, first_nonzero, _nonzero_bits(Xt), use_zero_bits, codes, code_values, n_codes
+        Xt, y, presorted, first_nonzero, _nonzero_bits(Xt), use_zero_bits, codes, code_values, n_codes, binned
     )
 
 
@@ -821,6 +839,33 @@ def _rank_codes(values, order, codes, code_values):
             code_values[k] = v
         codes[i] = k
     return k + 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _bin_codes(values, order, max_bins, codes, code_values):
+    """Code a feature by bins of about n / max_bins examples each; returns the number of bins.
+
+    Bin edges lie halfway between the values on either side of every (b n / max_bins)-th position
+    of the increasing ``order`` where those values differ; ``codes[i]`` is the bin of X[i, f] (the
+    number of edges below it) and ``code_values[k]`` bin k's upper edge, the threshold of a split
+    after it (the last bin's is +inf, never a threshold).
+    """
+    n = order.shape[0]
+    n_edges = 0
+    for b in range(1, max_bins):
+        r = (b * n) // max_bins
+        below, above = values[order[r - 1]], values[order[r]]
+        if above > below + _FEATURE_THRESHOLD and (n_edges == 0 or below > code_values[n_edges - 1]):
+            code_values[n_edges] = _midpoint(below, above)
+            n_edges += 1
+    code_values[n_edges] = np.inf
+    k = 0
+    for r in range(n):
+        i = order[r]
+        while values[i] > code_values[k]:
+            k += 1
+        codes[i] = k
+    return n_edges + 1
 
 
 @nb.njit(cache=True, nogil=True)

@@ -81,7 +81,7 @@ PARAM_CASES = [
     ({"n_jobs": 0}, r"n_jobs must not be 0"),
     ({"n_jobs": 1.5}, r"n_jobs must be an int"),
     ({"verbose": -1}, r"verbose must be an int in \[0, inf\]"),
-    ({"engine": "gpu"}, r"engine must be one of \['sklearn', 'fast'\]"),
+    ({"engine": "gpu"}, r"engine must be one of \['sklearn', 'fast', 'binned'\]"),
     ({"lambda_": float("nan")}, r"lambda_ must be a finite number >= 0; got nan"),
     ({"tau": float("inf")}, r"tau must be a finite number > 0; got inf"),
     ({"tune": "yes"}, r"tune must be True or False; got 'yes'"),

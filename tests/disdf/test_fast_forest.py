@@ -420,12 +420,53 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
     X = np.column_stack(
         [rng.integers(0, 256, n), rng.integers(0, 5, n) * 0.1, rng.normal(size=n), [0.0, 1e-9] * (n // 2)]
     )
-    data = kernels._training_data(X.astype(np.float32), np.zeros(n, dtype=np.int64), False, 64)
+    data = kernels._training_data(X.astype(np.float32), np.zeros(n, dtype=np.int64), False, 64, 0)
     for f in range(X.shape[1]):
         np.testing.assert_array_equal(data.presorted[f], np.argsort(data.Xt[f], kind="stable"))
     assert data.n_codes[0] == data.Xt[0].max() + 1 and data.n_codes[1] == 5
     assert data.n_codes[2] == 0 and data.n_codes[3] == 0  # too many values; two that count as one
     for f in (0, 1):
         np.testing.assert_array_equal(data.code_values[f][data.codes[f]], data.Xt[f])
-    small = kernels._training_data(X[:60].astype(np.float32), np.zeros(60, dtype=np.int64), False, 64)
+    small = kernels._training_data(X[:60].astype(np.float32), np.zeros(60, dtype=np.int64), False, 64, 0)
     assert small.codes.shape[0] == 0  # nodes that small never read histograms: nothing is coded
+
+
+def test_binned_engine_grows_the_fast_trees_where_no_feature_needs_bins():
+    """Under 64 examples, or with at most 256 distinct values per feature, "binned" is "fast"."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 900).astype(np.int64)
+    few_values = rng.integers(0, 200, (900, 6)).astype(np.float32) / 7
+    continuous = (rng.normal(size=(60, 6)) + y[:60, None]).astype(np.float32)
+    for X, labels in ((few_values, y), (continuous, y[:60])):
+        for random_splits, max_features, bootstrap in [(False, 3, True), (True, 1, False)]:
+            args = (X, labels, 3, 8, 4, max_features, random_splits, bootstrap, -1, 2, 1, 64)
+            for exact, binned in zip(
+                kernels.grow_forest(*args, 0), kernels.grow_forest(*args, 255), strict=True
+            ):
+                np.testing.assert_array_equal(binned, exact)
+
+
+def test_bins_hold_about_equal_counts_and_split_at_their_upper_edges():
+    rng = np.random.default_rng(3)
+    n = 5000
+    y = rng.integers(0, 2, n).astype(np.int64)
+    X = np.column_stack([rng.normal(size=n) + y, rng.exponential(size=n)]).astype(np.float32)
+    data = kernels._training_data(X, y, False, 64, 50)
+    for f in range(2):
+        n_bins, edges, codes = data.n_codes[f], data.code_values[f], data.codes[f].astype(int)
+        assert data.binned[f] and n_bins == 50 and np.all(np.diff(edges[: n_bins - 1]) > 0)
+        assert np.all(data.Xt[f] <= edges[codes])  # a bin's values lie below its upper edge ...
+        assert np.all(data.Xt[f][codes > 0] > edges[codes[codes > 0] - 1])  # ... and above the last one
+        counts = np.bincount(codes, minlength=n_bins)
+        assert counts.min() >= 0.9 * n / 50 and counts.max() <= 1.1 * n / 50
+    roots, feature, threshold, *_ = kernels.grow_forest(X, y, 2, 3, 1, 2, False, True, -1, 2, 1, 64, 50)
+    split_at_root = [threshold[r] for r in roots if r >= 0]
+    assert all(np.isin(t, data.code_values[feature[r]]) for t, r in zip(split_at_root, roots, strict=True))
+
+
+@pytest.mark.parametrize("engine", ["fast", "binned"])
+def test_both_compiled_engines_learn_a_continuous_problem(engine):
+    X, y = make_classification(n_samples=3000, n_features=10, n_informative=6, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X.astype(np.float32), y, random_state=0)
+    model = CascadeForestClassifier(n_trees=20, max_levels=1, engine=engine, random_state=0)
+    assert model.fit(X_train, y_train).score(X_test, y_test) > 0.85
