@@ -132,8 +132,25 @@ def test_regenerating_the_tables_keeps_the_mnist_section(tmp_path):
         "memory_gb_budget": [8.0],
     }
     section = report_section(pd.DataFrame(row))
-    assert "gcF: NOT met (1.0 min, 9.00 GiB)" in section
+    assert "30 min for gcF: NOT met (1.0 min, 9.00 GiB)" in section
     put_section(tmp_path, "mnist_full", section)
     put_section(tmp_path, "protocol", "# Reproduction report\nregenerated tables")
     text = (tmp_path / "REPORT.md").read_text()
     assert text.startswith("# Reproduction report\nregenerated tables") and text.count(section) == 1
+
+
+def test_one_method_alone_gets_its_row_and_no_paired_comparison(tmp_path, data_dir):
+    cfg = make_config(
+        f"data.dir={data_dir}",
+        "full_mnist.n_train=200",
+        "full_mnist.n_test=50",
+        "full_mnist.n_trees=2",
+        "model.max_levels=1",
+        "protocol.methods=[gcforest]",
+        "runtime.n_jobs=1",
+        f"runtime.output_dir={tmp_path}",
+    )
+    run_full_mnist(cfg)
+    frame = pd.read_csv(tmp_path / "mnist_full.csv")
+    assert list(frame["method"]) == ["gcforest"] and frame["fit_minutes_budget"].tolist() == [8.0]
+    assert "mcnemar_p" not in frame and "McNemar" not in (tmp_path / "REPORT.md").read_text()
