@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench soak engine-equivalence reproduce regenerate ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install test lint format bench bench-df21 soak engine-equivalence reproduce regenerate ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
 
 install: $(VENV)/.installed
 
@@ -40,7 +40,19 @@ bench: install
 	$(BIN)/python scripts/bench_engine.py
 	$(BIN)/python scripts/solver_tolerance.py
 	$(BIN)/python scripts/bench_grow_tree.py
-	$(BIN)/python scripts/bench_split_breakdown.py
+	$(BIN)/python scripts/bench_split_breakdown.py --label after
+	$(BIN)/python scripts/bench_tree_floor.py
+	$(BIN)/python scripts/bench_protocol.py --label after
+	$(BIN)/python -m experiments.speed_report
+
+# DF21 (deep-forest-py310) on all of MNIST beside ours, in a venv of its own (it pins scikit-learn < 1.6
+# and numpy < 2.4, so it cannot be an extra of this package); about an hour on 2 cores.
+DF21_VENV ?= build/df21-venv
+bench-df21:
+	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
+	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
+	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train 60000 --n-jobs 2 --n-trees 100
+	$(MAKE) install && $(BIN)/python -m experiments.speed_report
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
@@ -89,6 +101,7 @@ tables: install
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.audit_report)
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.baselines_report)
 	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.metric_report)
+	$(if $(filter paper,$(EXPERIMENT)),$(BIN)/python -m experiments.speed_report)
 
 # Baselines on the headline's splits (level 1 alone, RF and ET with 4T trees, 5-NN), every cell,
 # 100 repetitions (about 15 min), then REPORT.md's "Baselines" against gcF and DisDF.

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from disdf.atomic_files import write_text_atomically
 
-SECTION_ORDER = ("protocol", "weight_fitting", "baselines", "metric", "audit", "mnist_full")
+SECTION_ORDER = ("protocol", "weight_fitting", "baselines", "metric", "audit", "mnist_full", "speed")
 SECTIONS_DIR = "report"
 
 

@@ -1,11 +1,11 @@
 """Where one split's time goes: growing trees, per-tree probabilities, weights, everything else.
 
-    python scripts/bench_split_breakdown.py   # -> results/bench/split_breakdown.csv
+    python scripts/bench_split_breakdown.py --label after    # -> results/bench/split_breakdown.csv
 
 Runs the protocol's split job (every T and both methods of experiment=paper, level 1 shared, as
-`make reproduce` does) for a few headline splits per dataset at N = 120, in one process under
-cProfile, and sums the time spent inside each category's functions (cumulative time of the
-outermost call of each, so nothing is counted twice):
+`make reproduce` does) for a few headline splits per dataset at N = 120, in one process with one
+BLAS thread (as each worker of the protocol runs), and adds up wall-clock timers around each
+category's outermost calls:
 
 * trees: FastForest.fit (the compiled grow_forest and its presorting);
 * probabilities: FastForest.probabilities and weighted_probabilities (per-tree class
@@ -13,34 +13,42 @@ outermost call of each, so nothing is counted twice):
 * weights: solve_weights and the pair statistics (pi, Q) of DisDF's weight problems;
 * other: the rest of the split (validation, stacking, bookkeeping).
 
-Compilation is warmed up first. One process, one core: these are CPU shares, not wall time.
+Timers, not a profiler: a profiler charges every Python call and inflates the weights (many
+small numpy calls) against the trees (one compiled call per forest). Compilation is warmed up
+first. The rows of ``--label`` replace that label's earlier rows, so the file keeps a "before"
+measured on an older commit (run this script of that commit, e.g. from a git worktree) beside
+the "after".
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
-import pstats
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
+import disdf.discriminative
+from disdf.fast_forest import FastForest
+from disdf.forest_fit import LevelFit
+from disdf.weights import PairStatistics
 from experiments.composition import compose_config, estimator_specs
 from experiments.config import default_data_dir
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import run_split
 
 OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "split_breakdown.csv"
-#: (file suffix, function name) of each category's outermost functions.
-CATEGORIES = {
-    "trees": [("fast_forest/forest.py", "fit")],
-    "probabilities": [
-        ("fast_forest/forest.py", "probabilities"),
-        ("fast_forest/forest.py", "weighted_probabilities"),
-    ],
-    "weights": [("weights/__init__.py", "solve_weights"), ("forest_fit.py", "compute_pair_statistics")],
-}
+#: (owner, function, category): the outermost calls of each category.
+TIMED = [
+    (FastForest, "fit", "trees"),
+    (FastForest, "probabilities", "probabilities"),
+    (FastForest, "weighted_probabilities", "probabilities"),
+    (disdf.discriminative, "solve_weights", "weights"),
+    (PairStatistics, "from_tree_probabilities", "weights"),
+    (LevelFit, "compute_pair_statistics", "weights"),
+]
 
 
 def split_job(dataset: str, N: int, repetition: int):
@@ -54,50 +62,64 @@ def split_job(dataset: str, N: int, repetition: int):
     return lambda: run_split(units, split, specs, seed, {}, share=True)
 
 
-def category_seconds(stats: pstats.Stats) -> dict[str, float]:
-    """Cumulative seconds of each category's functions (the largest entry per function name)."""
-    seconds = {}
-    for category, functions in CATEGORIES.items():
-        total = 0.0
-        for (filename, _, name), (_, _, _, cumulative, _) in stats.stats.items():
-            if any(filename.endswith(suffix) and name == function for suffix, function in functions):
-                total += cumulative
-        seconds[category] = total
-    return seconds
+def install_timers(clock: dict[str, float]) -> None:
+    """Wrap every TIMED function so that its outermost calls add their wall time to clock[category]."""
+    depth = [0]
+
+    def timer(function, category):
+        def timed(*args, **kwargs):
+            if depth[0]:
+                return function(*args, **kwargs)
+            depth[0] += 1
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                clock[category] += time.perf_counter() - start
+                depth[0] -= 1
+
+        return timed
+
+    for owner, name, category in TIMED:
+        original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
+        if isinstance(original, classmethod):
+            wrapped = timer(original.__func__, category)
+            setattr(owner, name, classmethod(lambda cls, *a, _w=wrapped, **k: _w(cls, *a, **k)))
+        else:
+            setattr(owner, name, timer(original, category))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--label", default="after", help="name of this measurement (e.g. before, after)")
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--N", type=int, default=120)
     parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
     args = parser.parse_args()
-    split_job(args.datasets[0], 50, 0)()  # compile the kernels before any clock starts
+    clock: dict[str, float] = defaultdict(float)
+    install_timers(clock)
     rows = []
-    for dataset in args.datasets:
-        profiler, start = cProfile.Profile(), time.perf_counter()
-        for repetition in range(args.splits):
-            job = split_job(dataset, args.N, repetition)
-            profiler.enable()
-            job()
-            profiler.disable()
-        total = profiler.getstats() and pstats.Stats(profiler)
-        seconds = category_seconds(total)
-        split_total = sum(
-            v for (_, _, _, v, _) in [total.stats[k] for k in total.stats if k[2] == "run_split"]
-        )
-        row = {
-            "dataset": dataset,
-            "N": args.N,
-            "splits": args.splits,
-            "seconds_per_split": split_total / args.splits,
-        }
-        for category, value in seconds.items():
-            row[f"{category}_share"] = value / split_total
-        row["other_share"] = 1 - sum(seconds.values()) / split_total
-        row["wall_seconds"] = time.perf_counter() - start
-        rows.append(row)
+    with threadpool_limits(1):
+        split_job(args.datasets[0], 50, 0)()  # compile the kernels before any clock starts
+        for dataset in args.datasets:
+            jobs = [split_job(dataset, args.N, repetition) for repetition in range(args.splits)]
+            clock.clear()
+            start = time.perf_counter()
+            for job in jobs:
+                job()
+            total = (time.perf_counter() - start) / args.splits
+            row = {"label": args.label, "dataset": dataset, "N": args.N, "splits": args.splits}
+            row["seconds_per_split"] = total
+            for category in ("trees", "probabilities", "weights"):
+                row[f"{category}_seconds"] = clock[category] / args.splits
+            row["other_seconds"] = total - sum(clock.values()) / args.splits
+            rows.append(row)
+            print(row, flush=True)
     frame = pd.DataFrame(rows)
+    if OUTPUT.exists():
+        earlier = pd.read_csv(OUTPUT)
+        if "label" in earlier:
+            frame = pd.concat([earlier[earlier["label"] != args.label], frame], ignore_index=True)
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(OUTPUT, index=False, float_format="%.4f")
     print(frame.to_string(index=False))

@@ -1,0 +1,209 @@
+"""REPORT.md section "Speed": the protocol, one split, one tree and full MNIST, before and after.
+
+    python -m experiments.speed_report      # after the benchmarks (make bench) and runs it reads
+
+Everything comes from files that commands write (none is typed in):
+
+* results/runs.jsonl: wall time of every complete headline run (`make reproduce`/`regenerate`);
+* results/bench/protocol_sample.csv (scripts/bench_protocol.py): a sample of the protocol, end
+  to end, per code version, and whether its records equal the headline's;
+* results/bench/split_breakdown.csv (scripts/bench_split_breakdown.py): one split's seconds by part;
+* results/bench/tree_floor.csv (scripts/bench_tree_floor.py): per-tree time against scikit-learn
+  and against the floor of the tree's operation count;
+* results/mnist_full_history.csv (scripts/mnist_full.py): every full-MNIST run, with its commit;
+* results/bench/df21_mnist.csv (scripts/bench_df21.py, in DF21's own venv): DF21 on MNIST.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.config import ROOT
+from experiments.report import put_section
+
+log = logging.getLogger(__name__)
+RESULTS = ROOT / "results"
+BENCH = RESULTS / "bench"
+HEADLINE_UNITS = 12_800
+METHODS = {"gcforest": "gcF", "disdf": "DisDF"}
+
+
+def _read(path: Path) -> pd.DataFrame | None:
+    return pd.read_csv(path) if path.exists() else None
+
+
+def headline_runs(runs_file: Path) -> pd.DataFrame:
+    """Complete headline runs (every unit run by one process): date, engine, n_jobs, wall minutes."""
+    rows = []
+    if runs_file.exists():
+        for line in runs_file.read_text().splitlines():
+            run = json.loads(line)
+            if run.get("experiment") == "paper" and run.get("units_run") == HEADLINE_UNITS:
+                rows.append(
+                    {
+                        "started": run["started"][:16].replace("T", " "),
+                        "config": run["config_hash"],
+                        "engine": run["engine"],
+                        "n_jobs": run["n_jobs"],
+                        "wall (min)": f"{run['wall_seconds'] / 60:.1f}",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def split_table(breakdown: pd.DataFrame) -> pd.DataFrame:
+    """Seconds of one split by part, per dataset and code version (label)."""
+    parts = [
+        "seconds_per_split",
+        "trees_seconds",
+        "probabilities_seconds",
+        "weights_seconds",
+        "other_seconds",
+    ]
+    table = breakdown[["label", "dataset", *parts]].copy()
+    table.columns = ["version", "dataset", "split (s)", "trees", "probabilities", "weights", "other"]
+    return table.sort_values(["dataset", "version"], ascending=[True, False]).round(2)
+
+
+def tree_table(floor: pd.DataFrame) -> pd.DataFrame:
+    table = floor[
+        ["dataset", "n", "kind", "fast_us_per_tree", "sklearn_us_per_tree", "floor_us_per_tree"]
+    ].copy()
+    table["fast / floor"] = floor["fast_over_floor"].map("{:.1f}".format)
+    table["scikit-learn / fast"] = floor["sklearn_over_fast"].map("{:.1f}".format)
+    table.columns = [
+        "dataset",
+        "n",
+        "forest",
+        "fast (µs)",
+        "scikit-learn (µs)",
+        "floor (µs)",
+        *table.columns[6:],
+    ]
+    return table.round(1)
+
+
+def mnist_table(history: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "commit": history["commit"],
+            "date": history["date"],
+            "engine": history["engine"],
+            "weights": history.get("weight_fitting", pd.Series("", index=history.index)).fillna(""),
+            "method": history["method"].map(METHODS),
+            "levels": history["n_levels"],
+            "fit (min)": (history["fit_seconds"] / 60).map("{:.1f}".format),
+            "test accuracy [95% CI]": [
+                f"{a:.4f} [{lo:.4f}, {hi:.4f}]"
+                for a, lo, hi in zip(
+                    history["test_accuracy"],
+                    history["accuracy_ci_low"],
+                    history["accuracy_ci_high"],
+                    strict=True,
+                )
+            ],
+            "peak memory (GiB)": history["peak_memory_gb"].map("{:.2f}".format),
+        }
+    )
+
+
+def df21_table(df21: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "DF21 mode": df21["mode"],
+            "version": df21["library_version"],
+            "n_train": df21["n_train"],
+            "trees per forest": df21["n_trees"],
+            "n_jobs": df21["n_jobs"],
+            "layers kept": df21["n_layers_built"],
+            "fit (min)": (df21["fit_seconds"] / 60).map("{:.1f}".format),
+            "test accuracy": df21["test_accuracy"].map("{:.4f}".format),
+            "peak memory (GiB)": df21["peak_memory_gb"].map("{:.2f}".format),
+            "date": df21["date"],
+        }
+    )
+
+
+def speed_section(results: Path = RESULTS) -> str:
+    bench = results / "bench"
+    lines = ["## Speed", ""]
+    runs = headline_runs(results / "runs.jsonl")
+    lines += [
+        "### The protocol",
+        "",
+        "Complete headline runs (`make reproduce` / `make regenerate`, 12,800 units; results/runs.jsonl):",
+        "",
+        runs.to_markdown(index=False, disable_numparse=True) if len(runs) else "(none logged)",
+        "",
+    ]
+    sample = _read(bench / "protocol_sample.csv")
+    if sample is not None:
+        lines += [
+            "A sample of the protocol per code version, end to end (`python scripts/bench_protocol.py "
+            "--label L`: every cell's first R repetitions, as `make reproduce` runs them; projected = "
+            "wall × 100 / R), and its records against the headline's, every result field:",
+            "",
+            sample.drop(columns=["date"]).to_markdown(index=False, disable_numparse=True),
+            "",
+        ]
+    breakdown = _read(bench / "split_breakdown.csv")
+    if breakdown is not None and "label" in breakdown:
+        lines += [
+            "### One split",
+            "",
+            "Seconds of one split at N = 120 (every T, both methods, level 1 shared), by part, one "
+            "core and one BLAS thread (`python scripts/bench_split_breakdown.py --label L`):",
+            "",
+            split_table(breakdown).to_markdown(index=False, disable_numparse=True),
+            "",
+        ]
+    floor = _read(bench / "tree_floor.csv")
+    if floor is not None:
+        lines += [
+            "### One tree",
+            "",
+            "Fit time per tree, one core (`python scripts/bench_tree_floor.py`). The floor is the "
+            "tree's element visits (every candidate feature's value of every example of every internal "
+            "node, read once, plus the partition) times the time of one such visit in a compiled loop "
+            "that does nothing else; the fast engine's distance to it is what sorting, threshold "
+            "search and bookkeeping cost.",
+            "",
+            tree_table(floor).to_markdown(index=False, disable_numparse=True),
+            "",
+        ]
+    history = _read(results / "mnist_full_history.csv")
+    if history is not None:
+        lines += [
+            "### Full MNIST",
+            "",
+            "Every run of `python scripts/mnist_full.py experiment=mnist_full` (60,000 training "
+            "images, T = 100, 2 cores; results/mnist_full_history.csv):",
+            "",
+            mnist_table(history).to_markdown(index=False, disable_numparse=True),
+            "",
+        ]
+    df21 = _read(bench / "df21_mnist.csv")
+    if df21 is not None:
+        lines += [
+            "DF21 (`deep-forest-py310`) on the same machine and images, 2 + 2 forests per layer "
+            "(`scripts/bench_df21.py`, in a venv of its own: it pins scikit-learn < 1.6 and numpy < 2.4, "
+            "so it cannot be an extra of this package):",
+            "",
+            df21_table(df21).to_markdown(index=False, disable_numparse=True),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    put_section(RESULTS, "speed", speed_section())
+    log.info("Wrote the Speed section of results/REPORT.md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+"""DF21 (the ``deep-forest`` library) on MNIST: fit time, predict time, peak memory, test accuracy.
+
+The reference point for our own full-MNIST timing (``scripts/mnist_full.py`` ->
+results/mnist_full.csv): DF21's ``CascadeForestClassifier`` is fitted on the first
+``--n-train`` training images and scored on the first ``--n-test`` test images, and one row is
+appended to ``--output`` (default results/bench/df21_mnist.csv).
+
+DF21 cannot be installed beside this package: deep-forest-py310 0.1.9 pins
+scikit-learn<1.6 (and calls ``check_array(force_all_finite=...)``, gone in scikit-learn 1.8) and
+bins with ``np.percentile(interpolation=...)``, gone in numpy 2.4. So this script needs numpy only
+and runs in a venv of its own, without disdf::
+
+    python3 -m venv /work/df21venv
+    /work/df21venv/bin/pip install deep-forest-py310 "numpy<2.4"
+    /work/df21venv/bin/python scripts/bench_df21.py --data-dir ../shared/data \\
+        --n-train 60000 --n-jobs 2 --n-trees 100
+
+The data directory holds ``mnist/`` with MNIST's four original gzip IDX files (as for
+``disdf.datasets.load_mnist``; the files may also sit directly in the directory).
+
+Two configurations (``--mode``), both with 2 + 2 forests of ``--n-trees`` trees per layer, at most
+``--max-layers`` layers (10, as ours), stopping at the first layer that does not improve the
+layer's training-set estimate of accuracy (``n_tolerant_rounds=1``, as our ``patience=1``;
+``delta=1e-5`` is "strictly better" for fewer than 100,000 examples, as our ``tol=0``):
+
+* ``native`` (default): DF21's own layers and Cython trees, ``n_estimators=2`` (which DF21 doubles
+  into 2 random forests + 2 extra-trees forests). Differences from ours: class vectors are
+  out-of-bag estimates (every forest bootstraps, no K-fold); DF21's extra trees use
+  ``max_features="sqrt"``, not gcForest's completely-random ``max_features=1`` without bootstrap.
+* ``kfold``: ``set_estimator`` with our exact forests (scikit-learn's ExtraTreesClassifier with
+  ``max_features=1``, no bootstrap, twice; RandomForestClassifier with ``max_features="sqrt"``,
+  twice) and 3-fold class vectors whose fold models are averaged for new examples (as our
+  ``test_vectors="fold_mean"``). Its folds are DF21's plain shuffled KFold (ours: stratified).
+
+In both, DF21 bins every feature into at most ``--n-bins`` bins (255: MNIST's pixels lose
+nothing; the class vectors are cut at percentiles) and a layer sees the input and the previous
+layer's class vectors only (our gcForest: all earlier levels' vectors, ``augmentation="cumulative"``).
+
+Columns: ``n_estimators`` is DF21's parameter (``native``: 2, i.e. 4 forests; ``kfold``: the
+4 custom forests); ``n_layers_built`` is the number of layers kept for prediction;
+``peak_memory_gb`` is the peak resident memory of this process plus that of its finished children
+(ru_maxrss, GiB; DF21 and the forests use threads, so the children's part is normally 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import importlib.metadata
+import os
+import platform
+import resource
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
+IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049
+MNIST_FILES = {
+    "X_train": ("train-images-idx3-ubyte.gz", IMAGE_MAGIC, MNIST_TRAIN),
+    "y_train": ("train-labels-idx1-ubyte.gz", LABEL_MAGIC, MNIST_TRAIN),
+    "X_test": ("t10k-images-idx3-ubyte.gz", IMAGE_MAGIC, MNIST_TEST),
+    "y_test": ("t10k-labels-idx1-ubyte.gz", LABEL_MAGIC, MNIST_TEST),
+}
+COLUMNS = (
+    "library",
+    "library_version",
+    "mode",
+    "n_train",
+    "n_test",
+    "n_trees",
+    "n_estimators",
+    "n_bins",
+    "max_layers",
+    "n_layers_built",
+    "n_jobs",
+    "fit_seconds",
+    "predict_seconds",
+    "test_accuracy",
+    "peak_memory_gb",
+    "machine",
+    "date",
+)
+DISTRIBUTIONS = ("deep-forest-py310", "deep-forest")
+N_FOLDS = 3
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, required=True, help="folder holding mnist/*.gz")
+    parser.add_argument("--n-train", type=int, default=MNIST_TRAIN, help="first N training images")
+    parser.add_argument("--n-test", type=int, default=MNIST_TEST, help="first N test images")
+    parser.add_argument("--n-trees", type=int, default=100, help="trees per forest")
+    parser.add_argument("--n-bins", type=int, default=255, help="DF21's bins per feature (2-255)")
+    parser.add_argument("--max-layers", type=int, default=10, help="cap on cascade layers")
+    parser.add_argument("--n-jobs", type=int, default=2, help="threads per forest")
+    parser.add_argument("--mode", choices=("native", "kfold"), default="native")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--verbose", type=int, default=1, help="DF21's verbosity (0: silent)")
+    parser.add_argument("--output", type=Path, default=Path("results/bench/df21_mnist.csv"))
+    args = parser.parse_args(argv)
+    for name, value, low, high in (
+        ("--n-train", args.n_train, N_FOLDS, MNIST_TRAIN),
+        ("--n-test", args.n_test, 1, MNIST_TEST),
+        ("--n-trees", args.n_trees, 1, None),
+        ("--n-bins", args.n_bins, 2, 255),
+        ("--max-layers", args.max_layers, 1, None),
+    ):
+        if value < low or (high is not None and value > high):
+            parser.error(f"{name} must be in [{low}, {high or 'inf'}]; got {value}")
+    return args
+
+
+def read_idx(path: Path, magic: int, count: int) -> np.ndarray:
+    """One gzip IDX file as a uint8 array, its magic number and item count checked."""
+    with gzip.open(path, "rb") as handle:
+        raw = handle.read()
+    found = int.from_bytes(raw[:4], "big")
+    n_dims = found & 0xFF
+    shape = tuple(int.from_bytes(raw[4 + 4 * d : 8 + 4 * d], "big") for d in range(n_dims))
+    if found != magic or not shape or shape[0] != count:
+        raise ValueError(f"{path}: expected magic {magic} and {count} items; got {found}, shape {shape}")
+    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * n_dims).reshape(shape)
+
+
+def mnist_folder(data_dir: Path) -> Path:
+    """The folder with the four IDX files: ``data_dir/mnist`` or ``data_dir`` itself."""
+    names = [name for name, _, _ in MNIST_FILES.values()]
+    for folder in (data_dir / "mnist", data_dir):
+        if all((folder / name).is_file() for name in names):
+            return folder
+    missing = [name for name in names if not (data_dir / "mnist" / name).is_file()]
+    raise FileNotFoundError(
+        f"MNIST's IDX files are not in {data_dir / 'mnist'} (nor in {data_dir}); missing: "
+        f"{', '.join(missing)}. Put the original gzip files there (disdf.datasets.load_mnist fetches them)."
+    )
+
+
+def load_mnist(data_dir: Path, n_train: int, n_test: int) -> dict[str, np.ndarray]:
+    """The first ``n_train`` training and ``n_test`` test images (uint8, flattened) and labels."""
+    folder = mnist_folder(data_dir)
+    arrays = {key: read_idx(folder / name, magic, count) for key, (name, magic, count) in MNIST_FILES.items()}
+    return {
+        "X_train": arrays["X_train"][:n_train].reshape(n_train, -1).copy(),
+        "y_train": arrays["y_train"][:n_train].astype(np.int64),
+        "X_test": arrays["X_test"][:n_test].reshape(n_test, -1).copy(),
+        "y_test": arrays["y_test"][:n_test].astype(np.int64),
+    }
+
+
+def import_deepforest() -> Any:
+    try:
+        import deepforest
+    except ImportError as error:
+        raise SystemExit(
+            f"DF21 is not installed in {sys.prefix}: pip install deep-forest-py310 'numpy<2.4' "
+            "(in a venv of its own; it pins scikit-learn<1.6)"
+        ) from error
+    return deepforest
+
+
+def library_version() -> str:
+    for name in DISTRIBUTIONS:
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def gcforest_forests(n_trees: int, n_jobs: int, seed: int) -> list[Any]:
+    """Our level: 2 completely-random tree forests and 2 random forests (disdf.forest_specs)."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+    common = {"n_estimators": n_trees, "n_jobs": n_jobs}
+    return [
+        ExtraTreesClassifier(max_features=1, bootstrap=False, random_state=seed, **common),
+        ExtraTreesClassifier(max_features=1, bootstrap=False, random_state=seed + 1, **common),
+        RandomForestClassifier(max_features="sqrt", bootstrap=True, random_state=seed + 2, **common),
+        RandomForestClassifier(max_features="sqrt", bootstrap=True, random_state=seed + 3, **common),
+    ]
+
+
+def make_model(args: argparse.Namespace) -> Any:
+    """DF21's cascade, as close to our gcForest as its parameters allow (see the module docstring)."""
+    deepforest = import_deepforest()
+    model = deepforest.CascadeForestClassifier(
+        n_bins=args.n_bins,
+        max_layers=args.max_layers,
+        n_estimators=2,
+        n_trees=args.n_trees,
+        use_predictor=False,
+        n_tolerant_rounds=1,
+        delta=1e-5,
+        n_jobs=args.n_jobs,
+        random_state=args.seed,
+        verbose=args.verbose,
+    )
+    if args.mode == "kfold":
+        model.set_estimator(gcforest_forests(args.n_trees, args.n_jobs, args.seed), n_splits=N_FOLDS)
+    return model
+
+
+def peak_memory_gb() -> float:
+    """Peak resident memory of this process plus its finished children, in GiB (ru_maxrss in KiB)."""
+    kib = sum(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return kib / (2**30 if sys.platform == "darwin" else 2**20)
+
+
+def run(args: argparse.Namespace, data: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Fit and score one model; the timing and accuracy part of the row."""
+    model = make_model(args)
+    start = time.perf_counter()
+    model.fit(data["X_train"], data["y_train"])
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    predictions = model.predict(data["X_test"])
+    predict_seconds = time.perf_counter() - start
+    return {
+        "n_estimators": model.n_estimators,
+        "n_layers_built": model.n_layers_,
+        "fit_seconds": round(fit_seconds, 3),
+        "predict_seconds": round(predict_seconds, 3),
+        "test_accuracy": float(np.mean(predictions == data["y_test"])),
+    }
+
+
+def append_row(path: Path, row: dict[str, Any]) -> None:
+    """Append ``row`` to the CSV at ``path``, writing the header first into a new or empty file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists() or path.stat().st_size == 0
+    if not new:
+        with path.open(newline="") as handle:
+            header = next(csv.reader(handle), [])
+        if tuple(header) != COLUMNS:
+            raise SystemExit(f"{path} has other columns than {', '.join(COLUMNS)}; choose another --output")
+    with path.open("a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    import_deepforest()  # fail before reading the data
+    data = load_mnist(args.data_dir, args.n_train, args.n_test)
+    result = run(args, data)
+    row = {
+        "library": "deep-forest (DF21)",
+        "library_version": library_version(),
+        "mode": args.mode,
+        "n_train": args.n_train,
+        "n_test": args.n_test,
+        "n_trees": args.n_trees,
+        "n_bins": args.n_bins,
+        "max_layers": args.max_layers,
+        "n_jobs": args.n_jobs,
+        **result,
+        "peak_memory_gb": round(peak_memory_gb(), 4),
+        "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+    }
+    append_row(args.output, row)
+    print(", ".join(f"{key}={row[key]}" for key in COLUMNS))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Wall time of a sample of the protocol, end to end, and whether its records equal the headline's.
+
+    python scripts/bench_protocol.py --label after   # -> results/bench/protocol_sample.csv
+
+Runs ``python -m experiments.run experiment=paper protocol.repetitions=R`` (every cell's first R
+repetitions: R / 100 of `make reproduce`, with its parallelism, ``runtime.n_jobs``) into a fresh
+temporary folder and times the process from start to exit. Then compares its records with the
+committed headline's in results/ key by key, every result field (scripts/compare_records.py,
+timing aside). Appends one row: label, commit, repetitions, units, wall seconds, the full
+protocol's projected wall minutes (wall x 100 / R: the protocol is 100 such samples; compiled
+kernels come from the on-disk cache in both) and how many records were compared and differed.
+
+A "before" row runs an older commit's code from a git worktree of it:
+``git worktree add /tmp/before <commit>`` then ``python scripts/bench_protocol.py --label before
+--checkout /tmp/before``.
+Run it on an otherwise idle machine: the wall time is the measure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare_records import compare, records_by_key
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def commit(checkout: Path) -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True, check=False
+    ).stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--label", required=True, help="name of this measurement (e.g. before, after)")
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="whose code runs (default: this one)")
+    parser.add_argument("--headline", type=Path, default=ROOT / "results", help="committed records")
+    parser.add_argument("--output", type=Path, default=ROOT / "results" / "bench" / "protocol_sample.csv")
+    args = parser.parse_args()
+    if not 1 <= args.repetitions <= 100:
+        parser.error(f"--repetitions must be in [1, 100]; got {args.repetitions}")
+    with tempfile.TemporaryDirectory(prefix="protocol_sample_") as folder:
+        command = [
+            sys.executable,
+            "-m",
+            "experiments.run",
+            "experiment=paper",
+            f"protocol.repetitions={args.repetitions}",
+            f"runtime.n_jobs={args.n_jobs}",
+            f"runtime.output_dir={folder}",
+            "runtime.progress=false",
+        ]
+        start = time.perf_counter()
+        environment = {**os.environ, "PYTHONPATH": str(args.checkout.resolve())}
+        subprocess.run(command, cwd=args.checkout, env=environment, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - start
+        sample = records_by_key(Path(folder))
+    shared, differing, _ = compare(sample, records_by_key(args.headline))
+    row = {
+        "label": args.label,
+        "commit": commit(args.checkout),
+        "repetitions": args.repetitions,
+        "units": len(sample),
+        "n_jobs": args.n_jobs,
+        "wall_seconds": round(wall, 1),
+        "projected_protocol_minutes": round(wall * 100 / args.repetitions / 60, 1),
+        "records_compared": shared,
+        "records_differing": sum(1 for _ in differing.elements()) if differing else 0,
+        "fields_differing": " ".join(sorted(differing)) or "none",
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+    }
+    frame = pd.DataFrame([row])
+    if args.output.exists():
+        frame = pd.concat([pd.read_csv(args.output), frame], ignore_index=True)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.output, index=False)
+    print(frame.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""REPORT.md's Speed section: built from the files commands write, and only from what exists."""
+
+import json
+
+import pandas as pd
+
+from experiments.speed_report import headline_runs, speed_section
+
+
+def _write(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+def test_only_complete_headline_runs_count(tmp_path):
+    runs = tmp_path / "runs.jsonl"
+    common = {"config_hash": "abc", "engine": "fast", "n_jobs": 2, "started": "2026-11-22T02:44:43+00:00"}
+    lines = [
+        {**common, "experiment": "paper", "units_run": 12_800, "wall_seconds": 3098.0},
+        {**common, "experiment": "paper", "units_run": 300, "wall_seconds": 60.0},  # a resumed tail
+        {**common, "experiment": "audit", "units_run": 12_800, "wall_seconds": 10.0},
+    ]
+    runs.write_text("\n".join(json.dumps(line) for line in lines))
+    table = headline_runs(runs)
+    assert table["wall (min)"].tolist() == ["51.6"] and table["started"].tolist() == ["2026-11-22 02:44"]
+
+
+def test_the_section_has_a_part_per_file_present(tmp_path):
+    text = speed_section(tmp_path)
+    assert text.startswith("## Speed") and "### One split" not in text and "DF21" not in text
+    _write(
+        tmp_path / "bench" / "split_breakdown.csv",
+        [
+            {
+                "label": label,
+                "dataset": "mnist",
+                "N": 120,
+                "splits": 3,
+                "seconds_per_split": total,
+                "trees_seconds": total / 2,
+                "probabilities_seconds": 1.0,
+                "weights_seconds": 0.5,
+                "other_seconds": total / 2 - 1.5,
+            }
+            for label, total in (("before", 7.5), ("after", 6.0))
+        ],
+    )
+    history = {
+        "commit": "abc1234",
+        "date": "2026-11-22",
+        "engine": "binned",
+        "weight_fitting": "cross_fit",
+        "method": "disdf",
+        "n_levels": 9,
+        "fit_seconds": 540.0,
+        "test_accuracy": 0.9790,
+        "accuracy_ci_low": 0.9760,
+        "accuracy_ci_high": 0.9817,
+        "peak_memory_gb": 6.5,
+    }
+    _write(tmp_path / "mnist_full_history.csv", [history])
+    text = speed_section(tmp_path)
+    split_rows = [
+        line for line in text.splitlines() if line.startswith("| after") or line.startswith("| before")
+    ]
+    assert [row.split("|")[3].strip() for row in split_rows] == ["7.5", "6.0"]  # before, then after
+    assert "### One split" in text and "| abc1234" in text and "| 9.0 " in text
+    assert "0.9790 [0.9760, 0.9817]" in text
