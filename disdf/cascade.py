@@ -146,9 +146,9 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         (``scripts/compare_engines.py``), but draw different random streams,
         so one seed gives different trees under each. ``"binned"`` is
         ``"fast"`` with features of more than 256 distinct values split
-        between at most 255 bins of about equal counts on forests of at least
-        64 examples (DF21's approach, for large n): on fewer examples or
-        values the trees of ``"fast"``.
+        between at most 255 bins of about equal counts at nodes of at least
+        64 examples (DF21's approach, for large n): on 256 examples or fewer,
+        or features of fewer values, the trees of ``"fast"``.
     verbose : int, default=0
         Print each level's score when > 0.
     test_vectors : {"fold_mean", "refit"}, default="fold_mean"

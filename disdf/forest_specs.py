@@ -13,10 +13,11 @@ Trees are fully grown unless the estimator's ``max_depth``,
 Three engines grow them: ``"sklearn"`` (the reference, scikit-learn's forests),
 ``"fast"`` (:mod:`disdf.fast_forest`, compiled, the same split rules), which
 implements the parameters in ``disdf.fast_forest.forest.SUPPORTED_PARAMS``, and
-``"binned"``: ``"fast"`` where, on forests of at least 64 examples, a feature
-of more than 256 distinct values splits between bins of about equal counts (at
-most :data:`MAX_BINS`; DF21's and LightGBM's approach). On fewer examples, or
-features of fewer values, it grows the trees ``"fast"`` grows.
+``"binned"``: ``"fast"`` where a feature of more than 256 distinct values
+splits, at nodes of at least 64 examples, between bins of about equal counts (at
+most :data:`MAX_BINS`; DF21's and LightGBM's approach). On 256 examples or fewer
+(every forest of the paper's protocol), or features of fewer values, it grows
+the trees ``"fast"`` grows.
 """
 
 from __future__ import annotations

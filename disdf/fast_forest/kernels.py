@@ -778,7 +778,7 @@ def _training_data(X, y, random_splits, histogram_min_node, max_bins):
             presorted[f] = np.argsort(Xt[f], kind="mergesort")
             if coding:
                 n_codes[f] = _rank_codes(Xt[f], presorted[f], codes[f], code_values[f])
-            if coding and n_codes[f] == 0 and max_bins > 0:
+            if coding and n_codes[f] == 0 and max_bins > 0 and n > _MAX_CODES:  # too many values to code
                 n_codes[f] = _bin_codes(
                     Xt[f], presorted[f], min(max_bins, _MAX_CODES), codes[f], code_values[f]
                 )
