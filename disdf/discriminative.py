@@ -305,7 +305,8 @@ class DisDFClassifier(CascadeForestClassifier):
         parts: list[list[list]] = [[[] for _ in range(n_folds)] for _ in forests]
         for (m, k, part, _), solution in zip(jobs, solutions, strict=True):
             parts[m][k].append((part, solution.w))
-        return [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)]
+        seconds = float(sum(solution.seconds for solution in solutions))
+        return [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)], seconds
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Solve eq. (70)-(72) for every fold model of every forest: the level's forests with weights."""
@@ -321,6 +322,7 @@ class DisDFClassifier(CascadeForestClassifier):
         previous: list[np.ndarray | None] = [None] * len(problems)
         best = None
         grid_scores = []
+        cross_fit_seconds = 0.0
         grid = self._validated_grid()
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
@@ -334,7 +336,8 @@ class DisDFClassifier(CascadeForestClassifier):
                 for m, forest in enumerate(fit.forests)
             ]
             if self.weight_fitting == "cross_fit":
-                forests = self._cross_fitted(forests, fit, lambda_, tau, options, places)
+                forests, seconds = self._cross_fitted(forests, fit, lambda_, tau, options, places)
+                cross_fit_seconds += seconds
             if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
                 best = (None, lambda_, tau, forests, solutions)
                 break
@@ -350,7 +353,13 @@ class DisDFClassifier(CascadeForestClassifier):
         diagnostics = [
             [s.diagnostics() for s in solutions[m * n_folds : (m + 1) * n_folds]] for m in range(len(forests))
         ]
-        info = {"lambda_": lambda_, "tau": tau, "diagnostics": diagnostics}
+        # The cross-fitted solves' time (their diagnostics are not kept: one per part and grid point).
+        info = {
+            "lambda_": lambda_,
+            "tau": tau,
+            "diagnostics": diagnostics,
+            "cross_fit_solver_seconds": cross_fit_seconds,
+        }
         if self.tune:
             info["grid"] = grid_scores
         return forests, info
@@ -371,6 +380,7 @@ class DisDFClassifier(CascadeForestClassifier):
         super()._fit(*args, **kwargs)
         self.solver_diagnostics_ = [level.info["diagnostics"] for level in self.levels_]
         self.tuned_params_ = [
-            {k: v for k, v in level.info.items() if k != "diagnostics"} for level in self.levels_
+            {k: v for k, v in level.info.items() if k not in ("diagnostics", "cross_fit_solver_seconds")}
+            for level in self.levels_
         ]
         return self

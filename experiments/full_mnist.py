@@ -41,7 +41,7 @@ from experiments.composition import estimator_specs
 from experiments.durable import check_writable
 from experiments.protocol import Unit
 from experiments.report import put_section
-from experiments.unit import make_estimator
+from experiments.unit import make_estimator, weight_solver_seconds
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +89,6 @@ def fit_and_score(method: str, specs: dict, settings: dict, n_jobs: int, data_di
     start = time.perf_counter()
     predictions = estimator.predict(X_test)
     predict_seconds = time.perf_counter() - start
-    diagnostics = getattr(estimator, "solver_diagnostics_", [])
-    solves = [d for level in diagnostics for forest in level for d in forest]
     return {
         "method": method,
         "n_train": n_train,
@@ -102,7 +100,9 @@ def fit_and_score(method: str, specs: dict, settings: dict, n_jobs: int, data_di
         "test_correct": int(np.sum(predictions == y_test)),
         "fit_seconds": fit_seconds,
         "predict_seconds": predict_seconds,
-        "weight_solver_seconds": float(sum(d["seconds"] for d in solves)),
+        "weight_solver_seconds": weight_solver_seconds(estimator)
+        if hasattr(estimator, "solver_diagnostics_")
+        else 0.0,
         "memory_before_fit_gb": memory_before_fit,
         "peak_memory_fit_gb": peak_after_fit,
         "peak_memory_gb": peak_memory_gb(),
