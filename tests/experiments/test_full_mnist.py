@@ -19,7 +19,7 @@ def make_config(*overrides):
 def test_the_experiment_is_the_full_training_set_with_pair_draws():
     cfg = make_config()
     assert cfg.full_mnist.n_train is None and cfg.full_mnist.n_test is None
-    assert cfg.full_mnist.n_trees == 100 and cfg.model.engine == "fast"
+    assert cfg.full_mnist.n_trees == 100 and cfg.model.engine == "binned"
     assert cfg.solver.name == "stochastic_frank_wolfe"
     assert (cfg.model.n_folds, cfg.model.max_levels) == (3, 10)
 
