@@ -160,6 +160,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
         "version": disdf.__version__,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": code_commit(),  # at the start: the code that runs
     }
     rows, predictions, y_test = [], {}, None
     for method in methods:
@@ -213,8 +214,8 @@ def code_commit() -> str:
 
 
 def append_history(frame: pd.DataFrame, path: Path) -> None:
-    """Add this run's rows, with the commit they ran, to the history file (rewritten in one rename)."""
-    rows = frame.assign(commit=code_commit())
+    """Add this run's rows (with their ``commit``) to the history file (rewritten in one rename)."""
+    rows = frame
     if path.exists():
         rows = pd.concat([pd.read_csv(path), rows], ignore_index=True)
     write_csv(rows, path)
