@@ -60,8 +60,11 @@ _DRAWS_BEFORE_BITS = 2
 _MAX_CODES = 256
 # Nodes of at least this many examples use that histogram (one pass over the node and one over
 # the feature's values, against a sort or a scan of the presorted order; 64 measured best on
-# MNIST); forests on fewer examples (the paper's protocol) never do, and code no feature.
+# MNIST).
 _HISTOGRAM_MIN_NODE = 64
+# Forests on fewer examples code no feature (no node of theirs is that large often enough to pay
+# for coding; every forest of the paper's protocol is one of them).
+_CODING_MIN_EXAMPLES = 256
 
 # What growing reads and writes, bundled. How the code is split follows from numba's costs:
 # * every array a compiled function uses gets an atomic reference-count increment and decrement
@@ -766,19 +769,19 @@ def _training_data(X, y, random_splits, histogram_min_node, max_bins):
     d, n = Xt.shape
     presorted = np.empty((d if not random_splits else 0, n), dtype=np.int32)
     # Coded features (see _histogram_threshold): only best splits on forests with nodes that large.
-    coding = not random_splits and n >= histogram_min_node
+    coding = not random_splits and n >= max(histogram_min_node, _CODING_MIN_EXAMPLES)
     codes = np.empty((d if coding else 0, n), dtype=np.uint8)
     code_values = np.empty((d if coding else 0, _MAX_CODES))
-    n_codes = np.zeros(d if coding else 0, dtype=np.int64)
-    binned = np.zeros(d if coding else 0, dtype=np.bool_)
+    n_codes = np.zeros(d, dtype=np.int64)  # 0 (not coded) for every feature when not coding
+    binned = np.zeros(d, dtype=np.bool_)
     for f in range(presorted.shape[0]):
         if coding and _small_integers(Xt[f]):
             n_codes[f] = _counting_sort(Xt[f], presorted[f], codes[f], code_values[f])
         else:
             presorted[f] = np.argsort(Xt[f], kind="mergesort")
-            if coding:
-                n_codes[f] = _rank_codes(Xt[f], presorted[f], codes[f], code_values[f])
-            if coding and n_codes[f] == 0 and max_bins > 0 and n > _MAX_CODES:  # too many values to code
+            ranked = _rank_codes(Xt[f], presorted[f], codes[f], code_values[f]) if coding else -1
+            n_codes[f] = max(ranked, 0)
+            if ranked == 0 and max_bins > 0:  # too many values to code: bins
                 n_codes[f] = _bin_codes(
                     Xt[f], presorted[f], min(max_bins, _MAX_CODES), codes[f], code_values[f]
                 )
@@ -825,15 +828,18 @@ def _counting_sort(values, order, codes, code_values):
 @nb.njit(cache=True, nogil=True)
 def _rank_codes(values, order, codes, code_values):
     """Code a feature by the rank of its value among its distinct values, in the increasing ``order``;
-    returns the number of codes, or 0 (not coded) if it has more than _MAX_CODES distinct values or
-    two of them count as one for a split (at most _FEATURE_THRESHOLD apart)."""
+    returns the number of codes, or, if it cannot be coded, 0 when it has more than _MAX_CODES
+    distinct values and -1 when two of them count as one for a split (at most _FEATURE_THRESHOLD
+    apart)."""
     k = 0
     code_values[0] = values[order[0]]
     for r in range(order.shape[0]):
         i = order[r]
         v = values[i]
         if v != code_values[k]:
-            if k + 1 == _MAX_CODES or v <= code_values[k] + _FEATURE_THRESHOLD:
+            if v <= code_values[k] + _FEATURE_THRESHOLD:
+                return -1
+            if k + 1 == _MAX_CODES:
                 return 0
             k += 1
             code_values[k] = v
