@@ -45,14 +45,18 @@ bench: install
 	$(BIN)/python scripts/bench_protocol.py --label after
 	$(BIN)/python -m experiments.speed_report
 
-# DF21 (deep-forest-py310) on all of MNIST beside ours, in a venv of its own (it pins scikit-learn < 1.6
-# and numpy < 2.4, so it cannot be an extra of this package); about an hour on 2 cores.
+# DF21 (deep-forest-py310) on the first DF21_N_TRAIN MNIST images beside ours (both methods, the
+# experiment's engine) on the same images, in a venv of its own (it pins scikit-learn < 1.6 and
+# numpy < 2.4, so it cannot be an extra of this package).
 DF21_VENV ?= build/df21-venv
-bench-df21:
+DF21_N_TRAIN ?= 20000
+bench-df21: install
 	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
 	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
-	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train 60000 --n-jobs 2 --n-trees 100
-	$(MAKE) install && $(BIN)/python -m experiments.speed_report
+	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train $(DF21_N_TRAIN) --n-jobs 2 --n-trees 100
+	$(BIN)/python scripts/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
+	cp build/ours_vs_df21/mnist_full.csv results/bench/ours_vs_df21_$(DF21_N_TRAIN).csv
+	$(BIN)/python -m experiments.speed_report
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).

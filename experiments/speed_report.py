@@ -175,6 +175,20 @@ def speed_section(results: Path = RESULTS) -> str:
             tree_table(floor).to_markdown(index=False, disable_numparse=True),
             "",
         ]
+    kernel = _read(bench / "grow_tree.csv")
+    if kernel is not None:
+        wide = kernel.pivot_table(
+            index=["kind", "n_examples", "n_trees"], columns="version", values="median_seconds"
+        )
+        wide["new / old"] = (wide["new"] / wide["old"]).map("{:.2f}".format)
+        lines += [
+            "The tree kernel, old against new in one run, alternating (`python scripts/bench_grow_tree.py "
+            "--old-ref REV`; median seconds of `grow_forest` on MNIST images; `--check` compares every "
+            "array of 242 forests):",
+            "",
+            wide.reset_index().round(4).to_markdown(index=False, disable_numparse=True),
+            "",
+        ]
     history = _read(results / "mnist_full_history.csv")
     if history is not None:
         lines += [
@@ -186,16 +200,39 @@ def speed_section(results: Path = RESULTS) -> str:
             mnist_table(history).to_markdown(index=False, disable_numparse=True),
             "",
         ]
+    binned = _read(bench / "binned_equivalence.csv")
+    if binned is not None:
+        tost = binned[binned["slice"].astype(str).str.startswith("TOST")].iloc[0]
+        slices = binned[binned["method"].eq("disdf") & ~binned["slice"].astype(str).str.startswith("TOST")]
+        lines += [
+            f"`engine=binned` against `fast` (`python scripts/compare_binned.py`): DisDF on {len(slices)} "
+            "random "
+            f"slices of {int(tost['n_train']):,} MNIST images, binned − fast test accuracy "
+            f"{tost['mean']:+.3f} pp, 90 % CI [{tost['ci_low']:+.3f}, {tost['ci_high']:+.3f}], TOST p = "
+            f"{tost['p_tost']:.2g} against the declared ±{tost['margin_pp']:g} pp: "
+            + ("equivalent." if bool(tost["equivalent"]) else "not shown equivalent."),
+            "",
+        ]
     df21 = _read(bench / "df21_mnist.csv")
     if df21 is not None:
+        ours = [_read(path) for path in sorted(bench.glob("ours_vs_df21_*.csv"))]
         lines += [
-            "DF21 (`deep-forest-py310`) on the same machine and images, 2 + 2 forests per layer "
-            "(`scripts/bench_df21.py`, in a venv of its own: it pins scikit-learn < 1.6 and numpy < 2.4, "
-            "so it cannot be an extra of this package):",
+            "DF21 (`deep-forest-py310`) and ours on the same machine, the same first n training images "
+            "and all 10,000 test images, 2 + 2 forests of 100 trees per layer, 2 jobs (`make bench-df21`; "
+            "DF21 in a venv of its own: it pins scikit-learn < 1.6 and numpy < 2.4, so it cannot be an "
+            "extra of this package). DF21's class vectors are out-of-bag estimates (ours: 3-fold), its "
+            "extra trees draw √d features (ours: 1) and it bins every feature:",
             "",
             df21_table(df21).to_markdown(index=False, disable_numparse=True),
             "",
         ]
+        if ours:
+            lines += [
+                mnist_table(pd.concat(ours, ignore_index=True)).to_markdown(
+                    index=False, disable_numparse=True
+                ),
+                "",
+            ]
     return "\n".join(lines)
 
 
