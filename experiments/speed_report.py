@@ -128,111 +128,102 @@ def df21_table(df21: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _block(text: str, table: pd.DataFrame | None = None, heading: str | None = None) -> list[str]:
+    """Lines of one part of the section: an optional heading, a paragraph, an optional table."""
+    lines = [f"### {heading}", ""] if heading else []
+    lines += [text, ""]
+    if table is not None:
+        lines += [table.to_markdown(index=False, disable_numparse=True) if len(table) else "(none)", ""]
+    return lines
+
+
+def binned_sentence(binned: pd.DataFrame) -> str:
+    tost = binned[binned["slice"].astype(str).str.startswith("TOST")].iloc[0]
+    slices = binned[binned["method"].eq("disdf") & ~binned["slice"].astype(str).str.startswith("TOST")]
+    verdict = "equivalent." if bool(tost["equivalent"]) else "not shown equivalent."
+    return (
+        f"`engine=binned` against `fast` (`python scripts/compare_binned.py`): DisDF on {len(slices)} "
+        f"random slices of {int(tost['n_train']):,} MNIST images, binned − fast test accuracy "
+        f"{tost['mean']:+.3f} pp, 90 % CI [{tost['ci_low']:+.3f}, {tost['ci_high']:+.3f}], TOST p = "
+        f"{tost['p_tost']:.2g} against the declared ±{tost['margin_pp']:g} pp: {verdict}"
+    )
+
+
+def kernel_table(kernel: pd.DataFrame) -> pd.DataFrame:
+    wide = kernel.pivot_table(
+        index=["kind", "n_examples", "n_trees"], columns="version", values="median_seconds"
+    )
+    wide["new / old"] = (wide["new"] / wide["old"]).map("{:.2f}".format)
+    return wide.reset_index().round(4)
+
+
 def speed_section(results: Path = RESULTS) -> str:
     bench = results / "bench"
     lines = ["## Speed", ""]
-    runs = headline_runs(results / "runs.jsonl")
-    lines += [
-        "### The protocol",
-        "",
+    lines += _block(
         "Complete headline runs (`make reproduce` / `make regenerate`, 12,800 units; results/runs.jsonl):",
-        "",
-        runs.to_markdown(index=False, disable_numparse=True) if len(runs) else "(none logged)",
-        "",
-    ]
+        headline_runs(results / "runs.jsonl"),
+        heading="The protocol",
+    )
     sample = _read(bench / "protocol_sample.csv")
     if sample is not None:
-        lines += [
+        lines += _block(
             "A sample of the protocol per code version, end to end (`python scripts/bench_protocol.py "
             "--label L`: every cell's first R repetitions, as `make reproduce` runs them; projected = "
             "wall × 100 / R), and its records against the headline's, every result field:",
-            "",
-            sample.drop(columns=["date"]).to_markdown(index=False, disable_numparse=True),
-            "",
-        ]
+            sample.drop(columns=["date"]),
+        )
     breakdown = _read(bench / "split_breakdown.csv")
     if breakdown is not None and "label" in breakdown:
-        lines += [
-            "### One split",
-            "",
+        lines += _block(
             "Seconds of one split at N = 120 (every T, both methods, level 1 shared), by part, one "
             "core and one BLAS thread (`python scripts/bench_split_breakdown.py --label L`):",
-            "",
-            split_table(breakdown).to_markdown(index=False, disable_numparse=True),
-            "",
-        ]
+            split_table(breakdown),
+            heading="One split",
+        )
     floor = _read(bench / "tree_floor.csv")
     if floor is not None:
-        lines += [
-            "### One tree",
-            "",
+        lines += _block(
             "Fit time per tree, one core (`python scripts/bench_tree_floor.py`). The floor is the "
             "tree's element visits (every candidate feature's value of every example of every internal "
             "node, read once, plus the partition) times the time of one such visit in a compiled loop "
             "that does nothing else; the fast engine's distance to it is what sorting, threshold "
             "search and bookkeeping cost.",
-            "",
-            tree_table(floor).to_markdown(index=False, disable_numparse=True),
-            "",
-        ]
+            tree_table(floor),
+            heading="One tree",
+        )
     kernel = _read(bench / "grow_tree.csv")
     if kernel is not None:
-        wide = kernel.pivot_table(
-            index=["kind", "n_examples", "n_trees"], columns="version", values="median_seconds"
-        )
-        wide["new / old"] = (wide["new"] / wide["old"]).map("{:.2f}".format)
-        lines += [
+        lines += _block(
             "The tree kernel, old against new in one run, alternating (`python scripts/bench_grow_tree.py "
             "--old-ref REV`; median seconds of `grow_forest` on MNIST images; `--check` compares every "
             "array of 242 forests):",
-            "",
-            wide.reset_index().round(4).to_markdown(index=False, disable_numparse=True),
-            "",
-        ]
+            kernel_table(kernel),
+        )
     history = _read(results / "mnist_full_history.csv")
     if history is not None:
-        lines += [
-            "### Full MNIST",
-            "",
+        lines += _block(
             "Every run of `python scripts/mnist_full.py experiment=mnist_full` (60,000 training "
             "images, T = 100, 2 cores; results/mnist_full_history.csv):",
-            "",
-            mnist_table(history).to_markdown(index=False, disable_numparse=True),
-            "",
-        ]
+            mnist_table(history),
+            heading="Full MNIST",
+        )
     binned = _read(bench / "binned_equivalence.csv")
     if binned is not None:
-        tost = binned[binned["slice"].astype(str).str.startswith("TOST")].iloc[0]
-        slices = binned[binned["method"].eq("disdf") & ~binned["slice"].astype(str).str.startswith("TOST")]
-        lines += [
-            f"`engine=binned` against `fast` (`python scripts/compare_binned.py`): DisDF on {len(slices)} "
-            "random "
-            f"slices of {int(tost['n_train']):,} MNIST images, binned − fast test accuracy "
-            f"{tost['mean']:+.3f} pp, 90 % CI [{tost['ci_low']:+.3f}, {tost['ci_high']:+.3f}], TOST p = "
-            f"{tost['p_tost']:.2g} against the declared ±{tost['margin_pp']:g} pp: "
-            + ("equivalent." if bool(tost["equivalent"]) else "not shown equivalent."),
-            "",
-        ]
+        lines += _block(binned_sentence(binned))
     df21 = _read(bench / "df21_mnist.csv")
     if df21 is not None:
-        ours = [_read(path) for path in sorted(bench.glob("ours_vs_df21_*.csv"))]
-        lines += [
+        lines += _block(
             "DF21 (`deep-forest-py310`) and ours on the same machine, the same first n training images "
             "and all 10,000 test images, 2 + 2 forests of 100 trees per layer, 2 jobs (`make bench-df21`; "
             "DF21 in a venv of its own: it pins scikit-learn < 1.6 and numpy < 2.4, so it cannot be an "
             "extra of this package). DF21's class vectors are out-of-bag estimates (ours: 3-fold), its "
             "extra trees draw √d features (ours: 1) and it bins every feature:",
-            "",
-            df21_table(df21).to_markdown(index=False, disable_numparse=True),
-            "",
-        ]
+            df21_table(df21),
+        )
+        ours = [_read(path) for path in sorted(bench.glob("ours_vs_df21_*.csv"))]
         if ours:
-            lines += [
-                mnist_table(pd.concat(ours, ignore_index=True)).to_markdown(
-                    index=False, disable_numparse=True
-                ),
-                "",
-            ]
+            lines += _block("Ours on the same images:", mnist_table(pd.concat(ours, ignore_index=True)))
     return "\n".join(lines)
 
 
