@@ -781,7 +781,7 @@ def _training_data(X, y, random_splits, histogram_min_node, max_bins):
             presorted[f] = np.argsort(Xt[f], kind="mergesort")
             ranked = _rank_codes(Xt[f], presorted[f], codes[f], code_values[f]) if coding else -1
             n_codes[f] = max(ranked, 0)
-            if ranked == 0 and max_bins > 0:  # too many values to code: bins
+            if ranked <= 0 and max_bins > 0 and n > _MAX_CODES:  # cannot be coded exactly: bins
                 n_codes[f] = _bin_codes(
                     Xt[f], presorted[f], min(max_bins, _MAX_CODES), codes[f], code_values[f]
                 )

@@ -432,16 +432,20 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
 
 
 def test_binned_engine_grows_the_fast_trees_where_no_feature_needs_bins():
-    """On at most 256 examples, or with at most 256 distinct values per feature, "binned" is "fast"
-    (also where two values count as one for a split, which keeps a feature from being coded)."""
+    """On at most 256 examples, or with features of at most 256 distinct values (none closer than
+    1e-7 to another), "binned" is "fast"; above 256 examples a feature it cannot code exactly is binned."""
     rng = np.random.default_rng(2)
     y = rng.integers(0, 3, 900).astype(np.int64)
     few_values = rng.integers(0, 200, (900, 6)).astype(np.float32) / 7
     continuous = (rng.normal(size=(250, 6)) + y[:250, None]).astype(np.float32)
     continuous[:, 0] *= 1e-3
     continuous[::2, 0] = continuous[1::2, 0] + 5e-9  # pairs of distinct values closer than 1e-7
-    data = kernels._training_data(continuous, y[:250], False, 64, 255)
-    assert data.n_codes[0] == 0 and not data.binned.any()
+    assert not kernels._training_data(continuous, y[:250], False, 64, 255).binned.any()
+    near = np.vstack([continuous] * 4)  # the same values on 1,000 examples: binned
+    assert kernels._training_data(near, np.tile(y[:250], 4), False, 64, 255).binned.tolist() == [
+        True,
+        *[False] * 5,
+    ]
     for X, labels in ((few_values, y), (continuous, y[:250])):
         for random_splits, max_features, bootstrap in [(False, 3, True), (True, 1, False)]:
             args = (X, labels, 3, 8, 4, max_features, random_splits, bootstrap, -1, 2, 1, 64)
