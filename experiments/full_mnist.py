@@ -19,7 +19,6 @@ import logging
 import os
 import platform
 import resource
-import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -40,6 +39,7 @@ from disdf.datasets import load_mnist, mnist_files
 from experiments.composition import estimator_specs
 from experiments.durable import check_writable
 from experiments.protocol import Unit
+from experiments.provenance import code_commit
 from experiments.report import put_section
 from experiments.unit import make_estimator, weight_solver_seconds
 
@@ -192,25 +192,6 @@ def write_csv(frame: pd.DataFrame, path: Path) -> None:
     """The rows so far, replacing the file in one rename (a reader never sees half of it)."""
     with replaced_atomically(path) as temporary:
         frame.to_csv(temporary, index=False, float_format="%.6g")
-
-
-def code_commit() -> str:
-    """The checkout's commit (short hash, "+" if it has uncommitted changes), or "unknown"."""
-    root = Path(__file__).resolve().parents[1]
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "disdf", "experiments"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return commit + ("+" if dirty else "")
 
 
 def append_history(frame: pd.DataFrame, path: Path) -> None:

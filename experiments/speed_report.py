@@ -138,8 +138,9 @@ def _block(text: str, table: pd.DataFrame | None = None, heading: str | None = N
 
 
 def binned_sentence(binned: pd.DataFrame) -> str:
-    tost = binned[binned["slice"].astype(str).str.startswith("TOST")].iloc[0]
-    slices = binned[binned["method"].eq("disdf") & ~binned["slice"].astype(str).str.startswith("TOST")]
+    is_summary = binned["slice"].astype(str).str.startswith("TOST")
+    tost = binned[is_summary].iloc[0]
+    slices = binned[binned["method"].eq("disdf") & ~is_summary]
     verdict = "equivalent." if bool(tost["equivalent"]) else "not shown equivalent."
     return (
         f"`engine=binned` against `fast` (`python scripts/compare_binned.py`): DisDF on {len(slices)} "

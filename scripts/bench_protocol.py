@@ -32,13 +32,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_records import compare, records_by_key
 
+from experiments.provenance import code_commit
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def commit(checkout: Path) -> str:
-    return subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True, check=False
-    ).stdout.strip()
 
 
 def main() -> None:
@@ -71,7 +67,7 @@ def main() -> None:
     shared, differing, _ = compare(sample, records_by_key(args.headline))
     row = {
         "label": args.label,
-        "commit": commit(args.checkout),
+        "commit": code_commit(args.checkout),
         "repetitions": args.repetitions,
         "units": len(sample),
         "n_jobs": args.n_jobs,
