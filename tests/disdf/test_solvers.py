@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
+import scipy.linalg
 
 from disdf.weights import PairStatistics, WeightProblem, WeightSolverError, solve_weights
-from disdf.weights.frank_wolfe_solvers import exact_line_search, project_to_simplex
+from disdf.weights.frank_wolfe_solvers import exact_line_search, project_to_simplex, support_newton_target
 from disdf.weights.synthetic import random_pair_statistics
 
 # (n examples, T trees, C classes, lambda, tau, tree accuracy)
@@ -170,3 +171,50 @@ def test_projection_onto_the_simplex_is_the_closest_point(seed):
     assert_on_simplex(p, 12)
     others = rng.dirichlet(np.ones(12) * 0.3, size=2000)
     assert np.linalg.norm(v - p) <= np.linalg.norm(v - others, axis=1).min() + 1e-12
+
+
+def reference_newton_target(problem, w, slacks):
+    """support_newton_target as numpy and scipy compute it (np.ix_, np.stack, scipy.linalg.solve,
+    a numpy projection): the compiled and LAPACK steps must give these numbers bit for bit."""
+    support, active = np.flatnonzero(w > 0), np.flatnonzero(slacks > 0)
+    c = problem.quadratic[support]
+    q_as = problem.stats.q[np.ix_(active, support)]
+    rhs = np.stack([problem.tau * q_as.sum(axis=0), np.ones(support.size)], axis=1)
+    if active.size < support.size and np.all(c > 0):
+        c_inv_rhs = rhs / c[:, None]
+        capacitance = np.eye(active.size) + (q_as / c) @ q_as.T
+        solved = (
+            c_inv_rhs
+            - (q_as.T @ scipy.linalg.solve(capacitance, q_as @ c_inv_rhs, assume_a="pos")) / c[:, None]
+        )
+    else:
+        system = q_as.T @ q_as
+        system[np.diag_indices_from(system)] += c
+        solved = scipy.linalg.solve(system, rhs, assume_a="pos")
+    a, b = solved[:, 0], solved[:, 1]
+    target = a + (1.0 - a.sum()) / b.sum() * b
+    u = np.sort(target)[::-1]
+    cumulative = np.cumsum(u) - 1.0
+    rho = np.flatnonzero(u - cumulative / np.arange(1, target.size + 1) > 0)[-1]
+    projected = np.zeros_like(w)
+    projected[support] = np.maximum(target - cumulative[rho] / (rho + 1), 0.0)
+    return projected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_newton_target_is_numpy_and_scipy_bit_for_bit(seed):
+    rng = np.random.default_rng(seed)
+    n_checked = 0
+    for n_pairs, T, support_share, tau in [(40, 300, 0.9, 1.0), (200, 150, 0.5, 2.0), (30, 60, 0.05, 1.0)]:
+        for lambda_ in (0.01, 1.0):
+            q = 2.0 * rng.random((n_pairs, T)) * (rng.random((n_pairs, T)) < 0.6)
+            problem = WeightProblem(PairStatistics(rng.random(T), q), lambda_, tau)
+            w = rng.random(T) * (rng.random(T) < support_share)
+            w[0] += 0.1
+            w /= w.sum()
+            for slacks in (tau - q @ w, np.full(n_pairs, -1.0), np.where(np.arange(n_pairs) == 3, 0.5, -1.0)):
+                # any active set: the Woodbury path (with 0, 1 or many pairs) and the direct one
+                expected = reference_newton_target(problem, w, slacks)
+                assert np.array_equal(support_newton_target(problem, w, slacks), expected)
+                n_checked += 1
+    assert n_checked == 18
