@@ -49,6 +49,11 @@ _EPSILON = 1e-12
 _INSERT, _FILTER, _GATHER = 0, 1, 2
 # Nodes up to this size always sort by insertion.
 _INSERTION_SORT_MAX = 16
+# A node filters the presorted order when it holds at least 1/6 as many examples as the order
+# to scan: the branch-free filter needs no sort, and on the protocol's folds (80 examples) this
+# beat gathering and sorting from about 3x to 12x (a factor of 6: random forests 13 % faster
+# on MNIST, 25 % on Parkinsons). Larger nodes use the cost rule below.
+_FILTER_FACTOR = 6
 # Cost of one comparison-sort step relative to one step of filtering the presorted order: a
 # node of m examples sorts (about m log2 m steps) unless filtering all n is cheaper. On a few
 # hundred examples nodes filter; on tens of thousands most nodes are small against n and sort.
@@ -237,9 +242,13 @@ def _sort_method(n_node, scan_length):
     """How a node orders its values of a feature: _INSERT, _FILTER or _GATHER.
 
     Filtering a presorted order costs ``scan_length`` steps whatever the node's
-    size; a node much smaller than that sorts its own values instead, by
-    insertion while small (no allocation), else by gathering and sorting.
+    size and needs no sort; a node much smaller than that sorts its own values
+    instead, by insertion while small (no allocation), else by gathering and
+    sorting. The order among equal values differs between the methods; the
+    split does not (:func:`_sort_gathered`).
     """
+    if scan_length <= _FILTER_FACTOR * n_node:
+        return _FILTER
     if n_node <= _INSERTION_SORT_MAX:
         return _INSERT
     if _SORT_STEP_COST * n_node * np.log2(n_node) >= scan_length:
@@ -296,23 +305,27 @@ def _sorted_node_values(
         order = presorted[feature]
         for r in range(first, order.shape[0]):
             i = order[r]
-            if mark[i] == stamp:
-                values[k] = Xt[feature, i]
-                sorted_samples[k] = i
-                k += 1
+            values[k] = Xt[feature, i]
+            sorted_samples[k] = i
+            k += mark[i] == stamp  # branch-free: node members come in no predictable pattern
         return n_node - k
-    for s in range(start, end):
-        i = samples[s]
-        v = Xt[feature, i]
-        if first > 0 and v == 0.0:
-            continue
-        if method == _INSERT:
-            _insert_sorted(values, sorted_samples, k, v, i)
-        else:
+    if first > 0:  # keep the nonzero values: branch-free, as zeros and nonzeros alternate unpredictably
+        for s in range(start, end):
+            i = samples[s]
+            v = Xt[feature, i]
             values[k] = v
             sorted_samples[k] = i
-        k += 1
-    if method == _GATHER:
+            k += v != 0.0
+    else:
+        for s in range(start, end):
+            i = samples[s]
+            values[k] = Xt[feature, i]
+            sorted_samples[k] = i
+            k += 1
+    if method == _INSERT:
+        for j in range(1, k):  # the insertion sort, in place
+            _insert_sorted(values, sorted_samples, j, values[j], sorted_samples[j])
+    else:
         _sort_gathered(values, sorted_samples, k)
     return n_node - k
 
@@ -563,8 +576,8 @@ def _tree_arrays(data, rules, state):
         np.empty(n_classes),
         np.empty(n_classes),
         np.empty(n_classes),
-        np.empty(n_distinct),
-        np.empty(n_distinct, dtype=np.int64),
+        np.empty(n_distinct + 1),  # + 1: the branch-free filter writes one past the node's last example
+        np.empty(n_distinct + 1, dtype=np.int64),
         np.zeros(n, dtype=np.int64),
         np.empty(data.nonzero_bits.shape[1], dtype=np.uint64),
         stack,
@@ -663,7 +676,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
         n_node = end - start
         _class_weights(y, weight, samples, start, end, counts)
         stop = _stops_growing(counts, n_node, depth, max_depth, min_split, min_leaf)
-        if not stop and not random_splits and n_node > _INSERTION_SORT_MAX:
+        if not stop and not random_splits:
             stamp = _mark_node(mark, samples, start, end, stamp)
         best_proxy, best_feature, best_threshold, n_constant, visited = -np.inf, -1, 0.0, 0, 0
         have_bits = False
