@@ -130,6 +130,14 @@ class LevelFit:
             return self
         return replace(self, forests=[forest.first(n_trees) for forest in self.forests])
 
+    def memoize_leaves(self) -> None:
+        """Let the levels taken from this one by ``first(T)`` route new examples through its trees
+        once between them (fast-engine fold models; :mod:`disdf.fast_forest.leaf_memo`)."""
+        for forest in self.forests:
+            for model in forest.models:
+                if hasattr(model, "memoize_leaves"):
+                    model.memoize_leaves()
+
     def compute_pair_statistics(self, n_jobs: int | None = None) -> None:
         """π and Q of every fold model's held-out examples, computed once for the whole level."""
         y_code = self.y_code

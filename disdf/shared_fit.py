@@ -7,7 +7,9 @@ the T-tree forest with the same seed (both engines; see the tests). So level 1
 is grown once with the largest T, its per-tree held-out probabilities and
 DisDF's pair statistics (pi, Q) computed once, and each cascade takes the
 first T trees of it. Levels 2 and up see different inputs and are grown per
-cascade. The fitted estimators are exactly those that ``fit`` would give.
+cascade. The fitted estimators are exactly those that ``fit`` would give, and
+their level-1 class vectors of the same new examples are computed from one pass
+of those examples through level 1 (:mod:`disdf.fast_forest.leaf_memo`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
 
     grower = clone(estimators[0]).set_params(n_trees=max(e.n_trees for e in estimators))
     shared = grower.grow_first_level(X, y)
+    shared.memoize_leaves()  # their predictions route the same examples through level 1 once
     if any(isinstance(e, DisDFClassifier) and reads_pair_statistics(e.solver) for e in estimators):
         shared.compute_pair_statistics(grower.n_jobs)  # once, for every DisDF's first T trees
     for estimator in estimators:

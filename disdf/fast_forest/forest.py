@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 import disdf.fast_forest.kernels as kernels
+from disdf.fast_forest.leaf_memo import LeafMemo
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
 SUPPORTED_PARAMS = (
@@ -180,7 +181,17 @@ class FastForest:
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
         w = np.ascontiguousarray(w, dtype=np.float64)
-        return kernels.weighted_probabilities(_as_input(X), *self._arrays(), self.leaf_values, w)
+        X = _as_input(X)
+        memo = getattr(self, "leaf_memo", None)
+        if memo is not None and memo.fits(X):
+            leaves = memo.leaves(X, self.feature, self.threshold, self.left, self.right)
+            return kernels.weighted_leaf_rows(leaves, self.leaf_values, w)
+        return kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w)
+
+    def memoize_leaves(self) -> None:
+        """Let this forest and the ``first(T)`` forests taken from it from now on share the leaves of
+        the last examples they classified (:mod:`disdf.fast_forest.leaf_memo`; same numbers)."""
+        self.leaf_memo = LeafMemo(self.roots)
 
 
 def _as_input(X: np.ndarray) -> np.ndarray:

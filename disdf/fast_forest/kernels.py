@@ -985,3 +985,18 @@ def weighted_probabilities(X, roots, feature, threshold, left, right, leaf_value
             for c in range(n_classes):
                 out[i, c] += w[t] * leaf_values[leaf, c]
     return out
+
+
+@nb.njit(cache=True, nogil=True)
+def weighted_leaf_rows(leaves, leaf_values, w):
+    """:func:`weighted_probabilities` of examples whose leaf rows are known, ``leaves`` (n, >= T):
+    the same sums in the same order, over the first T = len(w) trees."""
+    n = leaves.shape[0]
+    n_classes = leaf_values.shape[1]
+    out = np.zeros((n, n_classes))
+    for i in range(n):
+        for t in range(w.shape[0]):
+            leaf = leaves[i, t]
+            for c in range(n_classes):
+                out[i, c] += w[t] * leaf_values[leaf, c]
+    return out

@@ -479,3 +479,33 @@ def test_both_compiled_engines_learn_a_continuous_problem(engine):
     X_train, X_test, y_train, y_test = train_test_split(X.astype(np.float32), y, random_state=0)
     model = CascadeForestClassifier(n_trees=20, max_levels=1, engine=engine, random_state=0)
     assert model.fit(X_train, y_train).score(X_test, y_test) > 0.85
+
+
+def test_a_leaf_memo_routes_examples_once_for_every_first_t_forest(data, monkeypatch):
+    import pickle
+
+    import disdf.fast_forest.leaf_memo as leaf_memo
+
+    X, y = data
+    forest = grow(RANDOM_FOREST, X, y, n_trees=30)
+    expected = {T: grow(forest.params, X, y, n_trees=T) for T in (7, 30)}  # no memo: the kernel
+    routed = []
+    apply_forest = kernels.apply_forest
+    monkeypatch.setattr(kernels, "apply_forest", lambda *a: routed.append(a[0].shape) or apply_forest(*a))
+    forest.memoize_leaves()
+    views = {7: forest.first(7), 30: forest}
+    rng = np.random.default_rng(0)
+    for round_, examples in enumerate([X[:40], X[:40].copy(), X[40:80]]):  # same content, then new
+        for T, view in views.items():
+            w = rng.dirichlet(np.ones(T))
+            np.testing.assert_array_equal(
+                view.weighted_probabilities(examples, w), expected[T].weighted_probabilities(examples, w)
+            )
+        assert routed == [(40, X.shape[1])] * (1 if round_ < 2 else 2)  # once per distinct X, all 30 trees
+    assert pickle.loads(pickle.dumps(forest)).leaf_memo.roots.shape == (30,)
+    monkeypatch.setattr(leaf_memo, "MAX_MEMO_BYTES", 30 * 4 * 10)  # 10 examples: 40 go without the memo
+    w = np.full(7, 1 / 7)
+    np.testing.assert_array_equal(
+        views[7].weighted_probabilities(X[:40], w), expected[7].weighted_probabilities(X[:40], w)
+    )
+    assert len(routed) == 2
