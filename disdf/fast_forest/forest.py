@@ -138,22 +138,11 @@ class FastForest:
         class c at row c of ``leaf_values`` keeps every probability
         bit-identical and leaves rows only for the impure leaves.
         """
-        values = self.leaf_values
-        n_classes = values.shape[1]
-        pure_class = np.where(values.max(axis=1) == 1.0, values.argmax(axis=1), -1)
-        impure = np.flatnonzero(pure_class < 0)
-        row_of_leaf = pure_class.copy()
-        row_of_leaf[impure] = n_classes + np.arange(impure.size)
-        self.leaf_values = np.vstack([np.eye(n_classes), values[impure]])
+        roots, left, right, self.leaf_values = kernels.share_pure_leaves(
+            self.roots, self.left, self.right, self.leaf_values
+        )
         index_type = np.int32 if max(len(self.feature), len(self.leaf_values)) < 2**31 - 1 else np.int64
-
-        def remap(codes: np.ndarray) -> np.ndarray:
-            is_leaf = codes < 0
-            return np.where(is_leaf, -row_of_leaf[np.where(is_leaf, -codes - 1, 0)] - 1, codes).astype(
-                index_type
-            )
-
-        self.roots, self.left, self.right = remap(self.roots), remap(self.left), remap(self.right)
+        self.roots, self.left, self.right = (codes.astype(index_type) for codes in (roots, left, right))
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
         return self.roots, self.feature, self.threshold, self.left, self.right

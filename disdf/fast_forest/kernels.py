@@ -1000,3 +1000,44 @@ def weighted_leaf_rows(leaves, leaf_values, w):
             for c in range(n_classes):
                 out[i, c] += w[t] * leaf_values[leaf, c]
     return out
+
+
+@nb.njit(cache=True, nogil=True)
+def share_pure_leaves(roots, left, right, leaf_values):
+    """Every pure leaf of class c pointed at row c of a new table (rows 0..C-1: the one-hot
+    distributions), each impure leaf at a row of its own after them, in leaf order.
+
+    Returns (roots, left, right, table): the child codes remapped (int64), and the table.
+    """
+    n_leaves, n_classes = leaf_values.shape
+    row_of_leaf = np.empty(n_leaves, dtype=np.int64)
+    n_impure = 0
+    for leaf in range(n_leaves):
+        top = 0  # the first largest class, as np.argmax
+        for c in range(1, n_classes):
+            if leaf_values[leaf, c] > leaf_values[leaf, top]:
+                top = c
+        if leaf_values[leaf, top] == 1.0:
+            row_of_leaf[leaf] = top
+        else:
+            row_of_leaf[leaf] = n_classes + n_impure
+            n_impure += 1
+    table = np.zeros((n_classes + n_impure, n_classes))
+    for c in range(n_classes):
+        table[c, c] = 1.0
+    for leaf in range(n_leaves):
+        row = row_of_leaf[leaf]
+        if row >= n_classes:
+            for c in range(n_classes):
+                table[row, c] = leaf_values[leaf, c]
+    return _remap(roots, row_of_leaf), _remap(left, row_of_leaf), _remap(right, row_of_leaf), table
+
+
+@nb.njit(cache=True, nogil=True)
+def _remap(codes, row_of_leaf):
+    """Child codes with every leaf code -l - 1 replaced by -row_of_leaf[l] - 1."""
+    out = np.empty(codes.shape[0], dtype=np.int64)
+    for j in range(codes.shape[0]):
+        code = codes[j]
+        out[j] = -row_of_leaf[-code - 1] - 1 if code < 0 else code
+    return out

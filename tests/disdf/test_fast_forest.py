@@ -509,3 +509,37 @@ def test_a_leaf_memo_routes_examples_once_for_every_first_t_forest(data, monkeyp
         views[7].weighted_probabilities(X[:40], w), expected[7].weighted_probabilities(X[:40], w)
     )
     assert len(routed) == 2
+
+
+def numpy_shared_leaves(roots, left, right, values, n_nodes):
+    """FastForest's pure-leaf sharing as numpy computes it (the compiled one must equal it)."""
+    n_classes = values.shape[1]
+    pure_class = np.where(values.max(axis=1) == 1.0, values.argmax(axis=1), -1)
+    impure = np.flatnonzero(pure_class < 0)
+    row_of_leaf = pure_class.copy()
+    row_of_leaf[impure] = n_classes + np.arange(impure.size)
+    table = np.vstack([np.eye(n_classes), values[impure]])
+    index_type = np.int32 if max(n_nodes, len(table)) < 2**31 - 1 else np.int64
+
+    def remap(codes):
+        is_leaf = codes < 0
+        return np.where(is_leaf, -row_of_leaf[np.where(is_leaf, -codes - 1, 0)] - 1, codes).astype(index_type)
+
+    return remap(roots), remap(left), remap(right), table
+
+
+@pytest.mark.parametrize("max_depth", [None, 3])
+@pytest.mark.parametrize("kind", KINDS)
+def test_pure_leaves_share_rows_as_numpy_computes_them(data, kind, max_depth):
+    X, y = data
+    params = FastForestParams(**{**KINDS[kind].__dict__, "max_depth": max_depth, "min_samples_leaf": 2})
+    forest = grow(params, X, y, n_trees=25)
+    raw = kernels.grow_forest(
+        X, y.astype(np.int64), 3, 25, 0, n_candidate_features(params.max_features, X.shape[1]),
+        params.random_splits, params.bootstrap, -1 if max_depth is None else max_depth, 2, 2,
+    )  # fmt: skip
+    expected = numpy_shared_leaves(raw[0], raw[3], raw[4], raw[5], len(raw[1]))
+    assert 3 < len(expected[3]) < len(raw[5])  # pure and impure leaves
+    for name, got, want in zip(("roots", "left", "right", "leaf_values"), (forest.roots, forest.left,
+                               forest.right, forest.leaf_values), expected, strict=True):  # fmt: skip
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
