@@ -171,8 +171,11 @@ def speed_section(results: Path = RESULTS) -> str:
         lines += _block(
             "A sample of the protocol per code version, end to end (`python scripts/bench_protocol.py "
             "--label L`: every cell's first R repetitions, as `make reproduce` runs them; projected = "
-            "wall × 100 / R), and its records against the headline's, every result field:",
-            sample.drop(columns=["date"]),
+            "wall × 100 / R), and its records against the headline's, every result field. Compare rows "
+            "of one date only: this VM's speed changes from day to day (the same protocol code took "
+            "145–156 s on 2026-11-22 and 253–289 s on 2026-11-23) and by ±15 % within a day, so "
+            "before and after alternate:",
+            sample,
         )
     breakdown = _read(bench / "split_breakdown.csv")
     if breakdown is not None and "label" in breakdown:
@@ -189,7 +192,8 @@ def speed_section(results: Path = RESULTS) -> str:
             "tree's element visits (every candidate feature's value of every example of every internal "
             "node, read once, plus the partition) times the time of one such visit in a compiled loop "
             "that does nothing else; the fast engine's distance to it is what sorting, threshold "
-            "search and bookkeeping cost.",
+            "search and bookkeeping cost. The scikit-learn column, the same code in every run, shows "
+            "how fast the machine was that day (on 2026-11-23, 1.3–2.1× slower than on 2026-11-22).",
             tree_table(floor),
             heading="One tree",
         )
