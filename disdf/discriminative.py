@@ -287,10 +287,14 @@ class DisDFClassifier(CascadeForestClassifier):
         def problem(m, k, fitting):
             probabilities = forests[m].held_out[k][fitting]
             labels = fit.y_code[fit.folds[k][1][fitting]]
-            if exact:
-                return WeightProblem(
-                    PairStatistics.from_tree_probabilities(probabilities, labels), lambda_, tau
+            if exact:  # the fold's statistics hold every pair of the part's examples
+                whole = forests[m].pair_statistics
+                stats = (
+                    PairStatistics.from_tree_probabilities(probabilities, labels)
+                    if whole is None
+                    else whole[k].of_examples(forests[m].held_out[k], fit.y_code[fit.folds[k][1]], fitting)
                 )
+                return WeightProblem(stats, lambda_, tau)
             return SampledWeightProblem(probabilities, labels, lambda_, tau, random_state=forests[m].seeds[k])
 
         n_folds = len(fit.folds)

@@ -114,3 +114,20 @@ def test_hinge_pull_reads_active_rows_only_but_equals_the_dense_sum(tau):
     np.testing.assert_allclose(
         problem.hinge_pull(slacks), np.maximum(slacks, 0) @ problem.stats.q, atol=1e-12
     )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_statistics_of_some_examples_are_those_computed_on_them(seed):
+    rng = np.random.default_rng(seed)
+    n, T, C = 30, 40, 3
+    probabilities = rng.dirichlet(np.ones(C), size=(n, T))
+    probabilities[rng.random((n, T)) < 0.6] = np.eye(C)[0]  # one-hot leaves, as fully grown trees give
+    y = rng.integers(0, C, size=n)
+    whole = PairStatistics.from_tree_probabilities(probabilities, y)
+    positions = np.sort(rng.choice(n, size=20, replace=False))
+    expected = PairStatistics.from_tree_probabilities(probabilities[positions], y[positions])
+    part = whole.of_examples(probabilities, y, positions)
+    assert np.array_equal(part.pi, expected.pi) and np.array_equal(part.q, expected.q)
+    assert 0 < part.n_pairs < whole.n_pairs
+    with pytest.raises(ValueError, match="different-class pairs"):
+        whole.of_examples(probabilities[:25], y[:25], positions[positions < 25])
