@@ -10,7 +10,8 @@ category's outermost calls:
 * trees: FastForest.fit (the compiled grow_forest and its presorting);
 * probabilities: FastForest.probabilities and weighted_probabilities (per-tree class
   probabilities and class vectors, training folds and test examples);
-* weights: solve_weights and the pair statistics (pi, Q) of DisDF's weight problems;
+* weights: solve_weights and the pair statistics (pi, Q) of DisDF's weight problems (the
+  cross-fitted parts' too: ``of_examples``, where the code has it);
 * other: the rest of the split (validation, stacking, bookkeeping).
 
 Timers, not a profiler: a profiler charges every Python call and inflates the weights (many
@@ -47,6 +48,7 @@ TIMED = [
     (FastForest, "weighted_probabilities", "probabilities"),
     (disdf.discriminative, "solve_weights", "weights"),
     (PairStatistics, "from_tree_probabilities", "weights"),
+    (PairStatistics, "of_examples", "weights"),
     (LevelFit, "compute_pair_statistics", "weights"),
 ]
 
@@ -81,6 +83,8 @@ def install_timers(clock: dict[str, float]) -> None:
         return timed
 
     for owner, name, category in TIMED:
+        if not hasattr(owner, name):  # an older checkout's code lacks it
+            continue
         original = owner.__dict__[name] if isinstance(owner, type) else getattr(owner, name)
         if isinstance(original, classmethod):
             wrapped = timer(original.__func__, category)
