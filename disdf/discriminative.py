@@ -292,7 +292,7 @@ class DisDFClassifier(CascadeForestClassifier):
                 stats = (
                     PairStatistics.from_tree_probabilities(probabilities, labels)
                     if whole is None
-                    else whole[k].of_examples(forests[m].held_out[k], fit.y_code[fit.folds[k][1]], fitting)
+                    else whole[k].of_examples(fit.y_code[fit.folds[k][1]], fitting, probabilities)
                 )
                 return WeightProblem(stats, lambda_, tau)
             return SampledWeightProblem(probabilities, labels, lambda_, tau, random_state=forests[m].seeds[k])

@@ -103,6 +103,8 @@ class FastForest:
         self.n_trees = n_trees
         self.seed = seed
         self.n_classes = n_classes
+        #: Shared with the ``first(T)`` forests taken from this one, once :meth:`memoize_leaves` sets it.
+        self.leaf_memo: LeafMemo | None = None
 
     def fit(self, X: np.ndarray, y_code: np.ndarray) -> FastForest:
         X = _as_input(X)
@@ -171,9 +173,8 @@ class FastForest:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
         w = np.ascontiguousarray(w, dtype=np.float64)
         X = _as_input(X)
-        memo = getattr(self, "leaf_memo", None)
-        if memo is not None and memo.fits(X):
-            leaves = memo.leaves(X, self.feature, self.threshold, self.left, self.right)
+        if self.leaf_memo is not None and self.leaf_memo.fits(X):
+            leaves = self.leaf_memo.leaves(X, self.feature, self.threshold, self.left, self.right)
             return kernels.weighted_leaf_rows(leaves, self.leaf_values, w)
         return kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w)
 

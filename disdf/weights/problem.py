@@ -113,12 +113,12 @@ class PairStatistics:
         )
 
     def of_examples(
-        self, tree_probabilities: np.ndarray, y: np.ndarray, positions: np.ndarray
+        self, y: np.ndarray, positions: np.ndarray, member_probabilities: np.ndarray
     ) -> PairStatistics:
-        """The statistics of the examples ``positions`` (increasing) of the set these are of, whose
-        per-tree probabilities and labels are given: pi computed on them; Q's rows of their pairs
-        taken from these (each row is computed from its pair alone, and the pairs keep their
-        order), so the same numbers as :meth:`from_tree_probabilities` on the examples, faster."""
+        """The statistics of the examples ``positions`` (increasing) of the set with labels ``y`` that
+        these are of, given those examples' per-tree probabilities: pi computed on them; Q's rows of
+        their pairs taken from these (each row is computed from its pair alone, and the pairs keep
+        their order), so the same numbers as :meth:`from_tree_probabilities` on the examples, faster."""
         first, second = different_class_pairs(np.asarray(y))
         if first.shape[0] != self.q.shape[0]:
             raise ValueError(
@@ -126,7 +126,7 @@ class PairStatistics:
             )
         inside = np.zeros(len(y), dtype=bool)
         inside[positions] = True
-        members = np.asarray(tree_probabilities, dtype=float)[positions]
+        members = np.asarray(member_probabilities, dtype=float)
         return PairStatistics(
             pi=same_class_pi(members, np.asarray(y)[positions]), q=self.q[inside[first] & inside[second]]
         )

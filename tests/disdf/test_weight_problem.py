@@ -126,8 +126,8 @@ def test_statistics_of_some_examples_are_those_computed_on_them(seed):
     whole = PairStatistics.from_tree_probabilities(probabilities, y)
     positions = np.sort(rng.choice(n, size=20, replace=False))
     expected = PairStatistics.from_tree_probabilities(probabilities[positions], y[positions])
-    part = whole.of_examples(probabilities, y, positions)
+    part = whole.of_examples(y, positions, probabilities[positions])
     assert np.array_equal(part.pi, expected.pi) and np.array_equal(part.q, expected.q)
     assert 0 < part.n_pairs < whole.n_pairs
     with pytest.raises(ValueError, match="different-class pairs"):
-        whole.of_examples(probabilities[:25], y[:25], positions[positions < 25])
+        whole.of_examples(y[:25], positions[positions < 25], probabilities[positions[positions < 25]])
