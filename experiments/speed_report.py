@@ -158,6 +158,15 @@ def kernel_table(kernel: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index().round(4)
 
 
+def _before_walls(sample: pd.DataFrame) -> str:
+    """Wall seconds of the sample's 'before' rows per date: '2026-11-22: 145 s; 2026-11-23: 231–289 s'."""
+    parts = []
+    for date, walls in sample[sample["label"] == "before"].groupby("date")["wall_seconds"]:
+        low, high = walls.min(), walls.max()
+        parts.append(f"{date}: {low:.0f} s" if low == high else f"{date}: {low:.0f}–{high:.0f} s")
+    return "; ".join(parts)
+
+
 def speed_section(results: Path = RESULTS) -> str:
     bench = results / "bench"
     lines = ["## Speed", ""]
@@ -172,9 +181,8 @@ def speed_section(results: Path = RESULTS) -> str:
             "A sample of the protocol per code version, end to end (`python scripts/bench_protocol.py "
             "--label L`: every cell's first R repetitions, as `make reproduce` runs them; projected = "
             "wall × 100 / R), and its records against the headline's, every result field. Compare rows "
-            "of one date only: this VM's speed changes from day to day (the same protocol code took "
-            "145–156 s on 2026-11-22 and 253–289 s on 2026-11-23) and by ±15 % within a day, so "
-            "before and after alternate:",
+            "of one date only, before and after alternating: this machine's speed changes from day to "
+            f"day and within a day (the 'before' rows, by date: {_before_walls(sample)}).",
             sample,
         )
     breakdown = _read(bench / "split_breakdown.csv")
@@ -193,7 +201,7 @@ def speed_section(results: Path = RESULTS) -> str:
             "node, read once, plus the partition) times the time of one such visit in a compiled loop "
             "that does nothing else; the fast engine's distance to it is what sorting, threshold "
             "search and bookkeeping cost. The scikit-learn column, the same code in every run, shows "
-            "how fast the machine was that day (on 2026-11-23, 1.3–2.1× slower than on 2026-11-22).",
+            "how fast the machine was that day.",
             tree_table(floor),
             heading="One tree",
         )
