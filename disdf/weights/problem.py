@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from disdf.weights.pair_kernels import manhattan_rows
+from disdf.weights.pair_kernels import manhattan_rows_of_pure, pure_classes
 
 
 def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -75,7 +75,8 @@ def different_class_q(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarr
     Returns an array of shape (n_pairs, T); entries lie in [0, 2].
     """
     i, j = different_class_pairs(y)
-    return manhattan_rows(np.ascontiguousarray(tree_probabilities, dtype=np.float64), i, j)
+    probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
+    return manhattan_rows_of_pure(probabilities, pure_classes(probabilities), i, j)
 
 
 def check_lambda_tau(lambda_: float, tau: float) -> None:

@@ -131,3 +131,18 @@ def test_statistics_of_some_examples_are_those_computed_on_them(seed):
     assert 0 < part.n_pairs < whole.n_pairs
     with pytest.raises(ValueError, match="different-class pairs"):
         whole.of_examples(y[:25], positions[positions < 25], probabilities[positions[positions < 25]])
+
+
+def test_q_of_one_hot_pairs_is_the_sum_over_classes_bit_for_bit():
+    """Q's rows take 0 or 2 for two one-hot vectors without summing over classes: the same numbers
+    as the sum (pure and impure vectors mixed, as in forests with a few impure leaves)."""
+    from disdf.weights.pair_kernels import manhattan_rows
+    from disdf.weights.problem import different_class_pairs, different_class_q
+
+    rng = np.random.default_rng(3)
+    probabilities, y = random_tree_probabilities(40, 30, 5, seed=4)
+    one_hot = np.eye(5)[rng.integers(0, 5, (40, 30))]
+    probabilities = np.where((rng.random((40, 30)) < 0.8)[..., None], one_hot, probabilities)
+    q = different_class_q(probabilities, y)
+    np.testing.assert_array_equal(q, manhattan_rows(probabilities, *different_class_pairs(y)))
+    assert set(np.unique(q[q.astype(int) == q])) == {0.0, 2.0}  # both shortcuts occur
