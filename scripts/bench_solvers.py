@@ -36,6 +36,12 @@ SOLVER_RUNS = [
     ("frank_wolfe_100", "frank_wolfe", {"max_iter": 100}),
     ("frank_wolfe_1000", "frank_wolfe", {"max_iter": 1000}),
     ("frank_wolfe_away", "frank_wolfe_away", {"tol": 1e-6}),
+    # Before 2026-11-23: Newton steps every 20 iterations, on the support only.
+    (
+        "frank_wolfe_away_support_newton",
+        "frank_wolfe_away",
+        {"tol": 1e-6, "newton_every": 20, "newton_adds_trees": False},
+    ),
     ("frank_wolfe_away_no_newton", "frank_wolfe_away", {"tol": 1e-6, "newton_every": 0}),
 ]
 

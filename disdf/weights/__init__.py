@@ -65,7 +65,8 @@ SOLVER_OPTIONS: dict[str, dict[str, Constraint]] = {
     "frank_wolfe_away": {
         "tol": Float(0.0, low_open=True),
         "max_iter": Integer(1),
-        "newton_every": Integer(0),  # 0: no Newton steps on the support
+        "newton_every": Integer(0),  # 0: no Newton steps
+        "newton_adds_trees": Boolean(),
     },
     "frank_wolfe": {"max_iter": Integer(1), "gradient": OneOf(("true", "printed"))},
     "qp": {

@@ -41,10 +41,14 @@ def test_qp_is_optimal_by_its_duality_gap(instance):
     assert exact.relative_gap < 1e-5
 
 
-@pytest.mark.parametrize("newton_every", [20, 0], ids=["with-newton-steps", "plain"])
-def test_away_step_reaches_the_qp_optimum(instance, newton_every):
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"newton_adds_trees": False, "newton_every": 20}, {"newton_every": 0}],
+    ids=["newton-steps-adding-trees", "newton-steps-on-the-support", "plain"],
+)
+def test_away_step_reaches_the_qp_optimum(instance, options):
     problem, exact = instance
-    solution = solve_weights(problem, "frank_wolfe_away", tol=1e-6, newton_every=newton_every)
+    solution = solve_weights(problem, "frank_wolfe_away", tol=1e-6, **options)
     assert_on_simplex(solution.w, problem.n_trees)
     assert solution.status == "converged"
     assert solution.relative_gap <= 1e-6
@@ -218,3 +222,23 @@ def test_newton_target_is_numpy_and_scipy_bit_for_bit(seed):
                 assert np.array_equal(support_newton_target(problem, w, slacks), expected)
                 n_checked += 1
     assert n_checked == 18
+
+
+def test_newton_steps_add_the_optimum_s_trees_at_once():
+    """From a vertex, Frank-Wolfe adds at most one tree per iteration; Newton steps over the trees
+    the gradient favours add them together, to the same optimum."""
+    rng = np.random.default_rng(7)
+    n_pairs, T = 60, 400
+    # Pure leaves: Q_ij^t is 0 or 2; pi_t of similar size for every tree, as in a forest.
+    q = 2.0 * (rng.random((n_pairs, T)) < 0.6)
+    problem = WeightProblem(PairStatistics(5.0 + rng.random(T), q), 1.0, 1.0)
+    vertex = np.eye(T)[0]
+    one_at_a_time = solve_weights(problem, "frank_wolfe_away", w0=vertex, newton_adds_trees=False)
+    together = solve_weights(problem, "frank_wolfe_away", w0=vertex)
+    support = np.count_nonzero(together.w > 0)
+    assert support > 200  # the optimum weighs most trees
+    assert one_at_a_time.n_iter >= support - 1
+    assert together.n_iter <= 20
+    assert together.status == one_at_a_time.status == "converged"
+    assert abs(together.objective - one_at_a_time.objective) <= 1e-6 * one_at_a_time.objective
+    assert np.abs(together.w - one_at_a_time.w).max() < 1e-6
