@@ -37,6 +37,7 @@ format: install
 
 bench: install
 	$(BIN)/python scripts/bench_solvers.py
+	$(BIN)/python scripts/bench_split_solves.py
 	$(BIN)/python scripts/bench_engine.py
 	$(BIN)/python scripts/solver_tolerance.py
 	$(BIN)/python scripts/bench_grow_tree.py

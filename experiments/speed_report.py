@@ -8,6 +8,8 @@ Everything comes from files that commands write (none is typed in):
 * results/bench/protocol_sample.csv (scripts/bench_protocol.py): a sample of the protocol, end
   to end, per code version, and whether its records equal the headline's;
 * results/bench/split_breakdown.csv (scripts/bench_split_breakdown.py): one split's seconds by part;
+* results/bench/split_solves.csv (scripts/bench_split_solves.py): one split's weight solves, old and
+  new solver;
 * results/bench/tree_floor.csv (scripts/bench_tree_floor.py): per-tree time against scikit-learn
   and against the floor of the tree's operation count;
 * results/mnist_full_history.csv (scripts/mnist_full.py): every full-MNIST run, with its commit;
@@ -192,6 +194,16 @@ def speed_section(results: Path = RESULTS) -> str:
             "core and one BLAS thread (`python scripts/bench_split_breakdown.py --label L`):",
             split_table(breakdown),
             heading="One split",
+        )
+    solves = _read(bench / "split_solves.csv")
+    if solves is not None:
+        lines += _block(
+            "DisDF's weight solves of one protocol split per dataset (N = 120, every T, both methods), "
+            "replayed under each Frank-Wolfe setting in turn, one core (`python scripts/"
+            "bench_split_solves.py`; median of 3 rounds): `newton_adds_trees`, the default since "
+            "2026-11-23, against `support_newton`, the solver before it. Both stop at the same duality "
+            "gap; the last columns are the largest differences of weights and of J between them:",
+            solves,
         )
     floor = _read(bench / "tree_floor.csv")
     if floor is not None:

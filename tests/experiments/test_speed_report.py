@@ -66,3 +66,16 @@ def test_the_section_has_a_part_per_file_present(tmp_path):
     assert [row.split("|")[3].strip() for row in split_rows] == ["7.5", "6.0"]  # before, then after
     assert "### One split" in text and "| abc1234" in text and "| 9.0 " in text
     assert "0.9790 [0.9760, 0.9817]" in text
+
+
+def test_the_weight_solves_appear_with_their_file(tmp_path):
+    assert "bench_split_solves" not in speed_section(tmp_path)
+    _write(
+        tmp_path / "bench" / "split_solves.csv",
+        [
+            {"dataset": "ecoli", "setting": setting, "solves": 384, "seconds": seconds, "iterations": n}
+            for setting, seconds, n in (("newton_adds_trees", 0.61, 2100), ("support_newton", 1.92, 66892))
+        ],
+    )
+    text = speed_section(tmp_path)
+    assert "bench_split_solves" in text and "| support_newton" in text and "66892" in text
