@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import pairwise
 from typing import Any, ClassVar
 
@@ -22,12 +23,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf.forest_fit import FoldModel, ForestFit, LevelFit, fold_model_vectors
 from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
 from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
+from disdf.threads import run_tasks
 
 AUGMENTATIONS = ("cumulative", "previous")
 #: Distances between two representations (see CascadeForestClassifier.pair_distance).
@@ -66,11 +67,16 @@ class CascadeLevel:
         """
         if self.refit_models is not None:
             return np.hstack(
-                Parallel(n_jobs=n_jobs, prefer="threads")(
-                    delayed(model.weighted_probabilities)(
-                        features, np.full(model.n_trees, 1.0 / model.n_trees)
-                    )
-                    for model in self.refit_models
+                run_tasks(
+                    (
+                        partial(
+                            model.weighted_probabilities,
+                            features,
+                            np.full(model.n_trees, 1.0 / model.n_trees),
+                        )
+                        for model in self.refit_models
+                    ),
+                    n_jobs,
                 )
             )
         # one parallel pass over every fold model of the level, then each forest's mean
@@ -379,22 +385,26 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
         # converting once here, not per fold model, halves every fold's copy of the training rows.
         features = np.asarray(features, dtype=np.float32)
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(_fit_fold_model)(
-                kind,
-                params,
-                self.engine,
-                features,
-                y_code,
-                train,
-                test,
-                int(forest_seeds[m, k]),
-                n_classes=len(self.classes_),
-                n_trees=self.n_trees,
-                tree_params=tree_params,
-            )
-            for m, (kind, params) in enumerate(specs)
-            for k, (train, test) in enumerate(folds)
+        results = run_tasks(
+            (
+                partial(
+                    _fit_fold_model,
+                    kind,
+                    params,
+                    self.engine,
+                    features,
+                    y_code,
+                    train,
+                    test,
+                    int(forest_seeds[m, k]),
+                    n_classes=len(self.classes_),
+                    n_trees=self.n_trees,
+                    tree_params=tree_params,
+                )
+                for m, (kind, params) in enumerate(specs)
+                for k, (train, test) in enumerate(folds)
+            ),
+            self.n_jobs,
         )
         n_folds = len(folds)
         forests = [
@@ -416,19 +426,23 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & _SEED_HIGH)
             for forest in level.forests
         ]
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(fit_fold_model)(
-                kind,
-                params,
-                self.engine,
-                features,
-                y_code,
-                random_state=seed,
-                n_classes=len(self.classes_),
-                n_trees=self.n_trees,
-                tree_params=tree_params,
-            )
-            for (kind, params), seed in zip(specs, seeds, strict=True)
+        return run_tasks(
+            (
+                partial(
+                    fit_fold_model,
+                    kind,
+                    params,
+                    self.engine,
+                    features,
+                    y_code,
+                    random_state=seed,
+                    n_classes=len(self.classes_),
+                    n_trees=self.n_trees,
+                    tree_params=tree_params,
+                )
+                for (kind, params), seed in zip(specs, seeds, strict=True)
+            ),
+            self.n_jobs,
         )
 
     def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:

@@ -10,11 +10,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.model_selection import KFold
-from sklearn.utils.parallel import Parallel, delayed
 
 from disdf.cascade import CascadeForestClassifier, level_accuracy
 from disdf.forest_fit import LevelFit
 from disdf.parameters import Boolean, Constraint, Float, Integer, OneOf, check_parameters
+from disdf.threads import run_tasks
 from disdf.weights import (
     SOLVERS,
     PairStatistics,
@@ -297,14 +297,16 @@ class DisDFClassifier(CascadeForestClassifier):
                 return WeightProblem(stats, lambda_, tau)
             return SampledWeightProblem(probabilities, labels, lambda_, tau, random_state=forests[m].seeds[k])
 
+        def solve_part(m, k, fitting, where):
+            return self._solve(problem(m, k, fitting), forests[m].weights[k], options, where)
+
         n_folds = len(fit.folds)
-        solutions = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(
-                lambda m, k, fitting, where: self._solve(
-                    problem(m, k, fitting), forests[m].weights[k], options, where
-                )
-            )(m, k, fitting, f"{places[m * n_folds + k]}, cross-fitted part")
-            for m, k, _, fitting in jobs
+        solutions = run_tasks(
+            (
+                partial(solve_part, m, k, fitting, f"{places[m * n_folds + k]}, cross-fitted part")
+                for m, k, _, fitting in jobs
+            ),
+            self.n_jobs,
         )
         parts: list[list[list]] = [[[] for _ in range(n_folds)] for _ in forests]
         for (m, k, part, _), solution in zip(jobs, solutions, strict=True):
@@ -329,9 +331,12 @@ class DisDFClassifier(CascadeForestClassifier):
         cross_fit_seconds = 0.0
         grid = self._validated_grid()
         for lambda_, tau in grid:
-            solutions: list[WeightSolution] = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                delayed(self._solve)(problem(lambda_, tau), w0, options, where)
-                for problem, w0, where in zip(problems, previous, places, strict=True)
+            solutions: list[WeightSolution] = run_tasks(
+                (
+                    partial(self._solve, problem(lambda_, tau), w0, options, where)
+                    for problem, w0, where in zip(problems, previous, places, strict=True)
+                ),
+                self.n_jobs,
             )
             self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]

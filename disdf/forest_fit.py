@@ -20,11 +20,12 @@ and the list of forests.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
-from sklearn.utils.parallel import Parallel, delayed
 
 from disdf.fast_forest import FastForest
+from disdf.threads import run_tasks
 from disdf.tree_probabilities import LeafTable, weighted_sum
 from disdf.weights import PairStatistics
 
@@ -98,10 +99,13 @@ class ForestFit:
 
 def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
     """Every fold model's weighted class vectors of X (forest-major), computed in parallel."""
-    return Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(model.weighted_probabilities)(X, w)
-        for forest in forests
-        for model, w in zip(forest.models, forest.weights, strict=True)
+    return run_tasks(
+        (
+            partial(model.weighted_probabilities, X, w)
+            for forest in forests
+            for model, w in zip(forest.models, forest.weights, strict=True)
+        ),
+        n_jobs,
     )
 
 
@@ -144,10 +148,13 @@ class LevelFit:
         missing = [forest for forest in self.forests if forest.pair_statistics is None]
         if not missing:
             return
-        stats = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(PairStatistics.from_tree_probabilities)(probabilities, y_code[test])
-            for forest in missing
-            for probabilities, (_, test) in zip(forest.held_out, self.folds, strict=True)
+        stats = run_tasks(
+            (
+                partial(PairStatistics.from_tree_probabilities, probabilities, y_code[test])
+                for forest in missing
+                for probabilities, (_, test) in zip(forest.held_out, self.folds, strict=True)
+            ),
+            n_jobs,
         )
         n_folds = len(self.folds)
         for m, forest in enumerate(missing):

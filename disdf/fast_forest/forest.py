@@ -188,7 +188,19 @@ def _as_input(X: np.ndarray) -> np.ndarray:
     """X as the kernels read it, C-ordered float32; refused as scikit-learn's forests refuse it.
 
     A finite float64 beyond the float32 maximum becomes inf here, so finiteness is
-    checked after the conversion, with scikit-learn's message.
+    checked after the conversion, with scikit-learn's message. What the cascade passes
+    (a finite C-ordered 2-d float32 ndarray, several hundred times per split) is taken
+    as it is: ``check_array`` would return it unchanged after about 70 µs of checks.
     """
+    if (
+        type(X) is np.ndarray
+        and X.dtype == np.float32
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and np.isfinite(X).all()
+    ):
+        return X
     with np.errstate(over="ignore"):  # the overflow is reported as the error below, not as a warning
         return check_array(X, dtype=np.float32, order="C", input_name="X")
