@@ -178,33 +178,34 @@ def test_the_fast_forest_itself_refuses_values_float32_cannot_hold(value):
         forest.probabilities(with_value(value))
 
 
-@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan])
-def test_the_fast_forest_refuses_non_finite_float32_input_that_skips_the_checks(value):
-    """C-ordered float32, what the cascade passes, is taken without check_array: only if finite."""
+def _fast_forest(n_trees=3):
     from disdf.fast_forest import FastForest
     from disdf.fast_forest.forest import FastForestParams
 
-    forest = FastForest(FastForestParams(False, "sqrt", True), n_trees=3, seed=0, n_classes=2)
+    params = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
+    return FastForest(params, n_trees=n_trees, seed=0, n_classes=2)
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf, np.nan])
+def test_the_fast_forest_refuses_non_finite_float32_input_that_skips_the_checks(value):
+    """C-ordered float32, what the cascade passes, is taken without check_array: only if finite."""
     clean = np.ascontiguousarray(X, dtype=np.float32)
-    forest.fit(clean, y)
+    forest = _fast_forest().fit(clean, y)
     bad = clean.copy()
     bad[4, 1] = value
     message = "NaN" if np.isnan(value) else "infinity"
     with pytest.raises(ValueError, match=f"Input X contains {message}"):
-        FastForest(FastForestParams(False, "sqrt", True), n_trees=3, seed=0, n_classes=2).fit(bad, y)
+        _fast_forest().fit(bad, y)
     for method in (forest.apply, forest.probabilities):
         with pytest.raises(ValueError, match=f"Input X contains {message}"):
             method(bad)
 
 
 def test_the_fast_forest_reads_any_layout_as_the_same_numbers():
-    """Fortran order, float64 and a strided view go through check_array; the C float32 fast path
-    gives the same per-tree probabilities."""
-    from disdf.fast_forest import FastForest
-    from disdf.fast_forest.forest import FastForestParams
-
-    forest = FastForest(FastForestParams(False, "sqrt", True), n_trees=5, seed=0, n_classes=2).fit(X, y)
+    """C-ordered float64, Fortran order, a strided view and a list go through check_array; the
+    C float32 fast path gives the same per-tree probabilities."""
+    forest = _fast_forest(n_trees=5).fit(X, y)
     expected = forest.probabilities(np.ascontiguousarray(X, dtype=np.float32))
     wide = np.repeat(X, 2, axis=1)
-    for layout in (np.asfortranarray(X), X.astype(np.float64), wide[:, ::2], X.tolist()):
+    for layout in (X, np.asfortranarray(X), wide[:, ::2], X.tolist()):
         np.testing.assert_array_equal(forest.probabilities(layout), expected)
