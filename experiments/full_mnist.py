@@ -39,7 +39,7 @@ from disdf.datasets import load_mnist, mnist_files
 from experiments.composition import estimator_specs
 from experiments.durable import check_writable
 from experiments.protocol import Unit
-from experiments.provenance import code_commit
+from experiments.provenance import code_commit, library_summary
 from experiments.report import put_section
 from experiments.unit import make_estimator, weight_solver_seconds
 
@@ -161,6 +161,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
         "version": disdf.__version__,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "commit": code_commit(),  # at the start: the code that runs
+        "libraries": library_summary(),
     }
     rows, predictions, y_test = [], {}, None
     for method in methods:

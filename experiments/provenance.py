@@ -1,11 +1,17 @@
-"""Which code produced a result: the checkout's commit, as runs record it."""
+"""Which code produced a result: the commit and the library builds it ran on, as runs record them."""
 
 from __future__ import annotations
 
 import subprocess
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from threadpoolctl import threadpool_info
+
 from experiments.config import ROOT
+
+#: Libraries whose builds can move a result's last digits (BLAS products, compiled kernels).
+LIBRARIES = ("numpy", "scipy", "scikit-learn", "numba", "cvxpy", "joblib")
 
 
 def code_commit(checkout: Path = ROOT) -> str:
@@ -24,3 +30,34 @@ def code_commit(checkout: Path = ROOT) -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return commit + ("+" if dirty else "")
+
+
+def library_versions() -> dict[str, str]:
+    """Installed versions of :data:`LIBRARIES` ("absent" if not installed) and of every BLAS loaded.
+
+    The BLAS entries come from threadpoolctl, one per loaded BLAS, named by the
+    implementation and the folder it was loaded from (numpy and scipy wheels each
+    bring their own: ``openblas numpy.libs``, ``openblas scipy.libs``); numpy's and
+    scipy's linear algebra are imported first so that both are loaded. Solver
+    diagnostics differ in their last digits between BLAS builds: a run's record
+    of them says which builds produced its numbers.
+    """
+    import numpy.linalg  # noqa: F401  (loads numpy's BLAS)
+    import scipy.linalg  # noqa: F401  (loads scipy's BLAS, if it brings its own)
+
+    versions = {}
+    for name in LIBRARIES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = "absent"
+    for pool in threadpool_info():
+        if pool.get("user_api") == "blas":
+            name = f"{pool['internal_api']} {Path(pool['filepath']).parent.name}"
+            versions[name] = pool.get("version") or "unknown"
+    return versions
+
+
+def library_summary() -> str:
+    """:func:`library_versions` on one line, for a CSV column: "numpy 2.4.6; scipy 1.17.1; ..."."""
+    return "; ".join(f"{name} {ver}" for name, ver in library_versions().items())

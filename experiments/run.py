@@ -65,6 +65,7 @@ from experiments.protocol import (
     split_seed,
     test_size,
 )
+from experiments.provenance import code_commit, library_versions
 from experiments.records import RecordStore
 from experiments.tables import write_outputs
 from experiments.unit import make_estimator, run_split
@@ -257,6 +258,8 @@ def run_summary(cfg, digest, started, completed, units_total, interrupted, worke
         "n_jobs": workers,
         "machine": f"{platform.node()} {platform.machine()} {platform.processor()}".strip(),
         "version": disdf.__version__,
+        "commit": code_commit(),
+        "libraries": library_versions(),
     }
 
 

@@ -48,6 +48,7 @@ def headline_runs(runs_file: Path) -> pd.DataFrame:
                 rows.append(
                     {
                         "started": run["started"][:16].replace("T", " "),
+                        "commit": run.get("commit", "not recorded"),
                         "config": run["config_hash"],
                         "engine": run["engine"],
                         "n_jobs": run["n_jobs"],
@@ -184,8 +185,9 @@ def speed_section(results: Path = RESULTS) -> str:
             "--label L`: every cell's first R repetitions, as `make reproduce` runs them; projected = "
             "wall × 100 / R), and its records against the headline's, every result field. Compare rows "
             "of one date only, before and after alternating: this machine's speed changes from day to "
-            f"day and within a day (the 'before' rows, by date: {_before_walls(sample)}).",
-            sample,
+            f"day and within a day (the 'before' rows, by date: {_before_walls(sample)}). The CSV "
+            "also names each row's library builds (column `libraries`, recorded since 2026-11-25).",
+            sample.drop(columns="libraries", errors="ignore"),
         )
     breakdown = _read(bench / "split_breakdown.csv")
     if breakdown is not None and "label" in breakdown:

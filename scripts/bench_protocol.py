@@ -32,7 +32,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_records import compare, records_by_key
 
-from experiments.provenance import code_commit
+from experiments.provenance import code_commit, library_summary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,6 +77,7 @@ def main() -> None:
         "records_differing": sum(1 for _ in differing.elements()) if differing else 0,
         "fields_differing": " ".join(sorted(differing)) or "none",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "libraries": library_summary(),
     }
     frame = pd.DataFrame([row])
     if args.output.exists():

@@ -12,6 +12,7 @@ from scipy import stats
 
 from experiments.composition import compose_config
 from experiments.protocol import Pool, draw_split, split_seed
+from experiments.provenance import library_versions
 from experiments.records import RecordStore
 from experiments.run import run_units
 from experiments.stats import holm, mean_ci, paired_wilcoxon, tost_paired
@@ -166,6 +167,7 @@ def uninterrupted(tmp_path_factory, data_dir):
 def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     output, summary = uninterrupted
     assert summary["units_run"] == 2 * 2 * 2  # datasets x methods x repetitions
+    assert summary["libraries"] == library_versions() and summary["commit"]  # which builds ran it
     records = all_records(output)
     assert len(records) == 8
     assert {r["method"] for r in records} == {"gcforest", "disdf"}

@@ -1,0 +1,36 @@
+"""What a run records of the code and library builds that produced it."""
+
+import json
+
+import numpy as np
+import scipy
+import sklearn
+
+from experiments.provenance import library_summary, library_versions
+from experiments.speed_report import headline_runs
+
+
+def test_library_versions_name_the_installed_builds_and_every_loaded_blas():
+    versions = library_versions()
+    assert versions["numpy"] == np.__version__
+    assert versions["scipy"] == scipy.__version__
+    assert versions["scikit-learn"] == sklearn.__version__
+    blas = [name for name in versions if name.split()[0] in ("openblas", "mkl", "blis", "flexiblas")]
+    assert blas, f"no BLAS among {sorted(versions)}"
+    assert all(versions[name] for name in blas)
+
+
+def test_the_summary_is_one_csv_safe_line_of_every_version():
+    summary = library_summary()
+    assert "\n" not in summary and "," not in summary
+    assert summary.split("; ") == [f"{name} {ver}" for name, ver in library_versions().items()]
+
+
+def test_the_speed_report_shows_a_run_s_commit_or_that_it_was_not_recorded(tmp_path):
+    common = {"config_hash": "abc", "engine": "fast", "n_jobs": 2, "started": "2026-11-25T06:00:00+00:00"}
+    lines = [
+        {**common, "experiment": "paper", "units_run": 12_800, "wall_seconds": 3000.0},
+        {**common, "experiment": "paper", "units_run": 12_800, "wall_seconds": 1200.0, "commit": "abc1234"},
+    ]
+    (tmp_path / "runs.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
+    assert headline_runs(tmp_path / "runs.jsonl")["commit"].tolist() == ["not recorded", "abc1234"]
