@@ -42,6 +42,7 @@ bench: install
 	$(BIN)/python scripts/solver_tolerance.py
 	$(BIN)/python scripts/bench_grow_tree.py
 	$(BIN)/python scripts/bench_split_breakdown.py --label after
+	$(BIN)/python scripts/bench_protocol_parts.py
 	$(BIN)/python scripts/bench_tree_floor.py
 	$(BIN)/python scripts/bench_protocol.py --label after
 	$(BIN)/python -m experiments.speed_report

@@ -72,6 +72,33 @@ def split_table(breakdown: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["dataset", "version"], ascending=[True, False]).round(2)
 
 
+def protocol_parts_table(parts: pd.DataFrame, cores: int = 2) -> pd.DataFrame:
+    """The protocol's core-minutes by part (seconds per split x repetitions, summed over the cells),
+    and its wall minutes on ``cores`` fully used cores as it is and with each part at zero cost."""
+    names = ["trees", "probabilities", "weights", "other"]
+    repetitions = parts["protocol_repetitions"]
+    minutes = {name: float((parts[f"{name}_seconds"] * repetitions).sum() / 60) for name in names}
+    total = sum(minutes.values())
+    rows = [
+        {
+            "part": name,
+            "core-minutes": f"{minutes[name]:.1f}",
+            "share": f"{minutes[name] / total:.0%}",
+            f"wall on {cores} cores without it (min)": f"{(total - minutes[name]) / cores:.1f}",
+        }
+        for name in names
+    ]
+    rows.append(
+        {
+            "part": "all",
+            "core-minutes": f"{total:.1f}",
+            "share": "100%",
+            f"wall on {cores} cores without it (min)": f"{total / cores:.1f} (as it is)",
+        }
+    )
+    return pd.DataFrame(rows)
+
+
 def tree_table(floor: pd.DataFrame) -> pd.DataFrame:
     table = floor[
         ["dataset", "n", "kind", "fast_us_per_tree", "sklearn_us_per_tree", "floor_us_per_tree"]
@@ -189,6 +216,16 @@ def speed_section(results: Path = RESULTS) -> str:
             "also names each row's library builds (column `libraries`, recorded since 2026-11-25).",
             sample.drop(columns="libraries", errors="ignore"),
         )
+    parts = _read(bench / "protocol_parts.csv")
+    if parts is not None:
+        lines += _block(
+            "Where the whole protocol's time goes (`python scripts/bench_protocol_parts.py`: every "
+            f"cell's split job on {parts['splits'].iloc[0]} headline splits, one core and one BLAS "
+            f"thread, commit {parts['commit'].iloc[0]}, {parts['date'].iloc[0]}; core-minutes = "
+            "seconds per split × repetitions, summed over the 16 cells). The last column is the wall "
+            "time with that part free and the rest as it is: a lower bound for speeding up the rest.",
+            protocol_parts_table(parts),
+        )
     breakdown = _read(bench / "split_breakdown.csv")
     if breakdown is not None and "label" in breakdown:
         lines += _block(
@@ -250,7 +287,10 @@ def speed_section(results: Path = RESULTS) -> str:
         )
         ours = [_read(path) for path in sorted(bench.glob("ours_vs_df21_*.csv"))]
         if ours:
-            lines += _block("Ours on the same images:", mnist_table(pd.concat(ours, ignore_index=True)))
+            ours_frame = pd.concat(ours, ignore_index=True).sort_values(["n_train", "date"], kind="stable")
+            table = mnist_table(ours_frame.reset_index(drop=True))
+            table.insert(0, "n_train", ours_frame["n_train"].to_numpy())
+            lines += _block("Ours on the same images:", table)
     return "\n".join(lines)
 
 

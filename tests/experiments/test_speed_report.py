@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from experiments.speed_report import headline_runs, speed_section
+from experiments.speed_report import headline_runs, protocol_parts_table, speed_section
 
 
 def _write(path, rows):
@@ -79,3 +79,63 @@ def test_the_weight_solves_appear_with_their_file(tmp_path):
     )
     text = speed_section(tmp_path)
     assert "bench_split_solves" in text and "| support_newton" in text and "66892" in text
+
+
+def test_ours_beside_df21_are_listed_by_training_size(tmp_path):
+    df21 = {
+        "mode": "native",
+        "library_version": "0.1.9",
+        "n_trees": 100,
+        "n_jobs": 2,
+        "n_layers_built": 6,
+        "fit_seconds": 600.0,
+        "test_accuracy": 0.96,
+        "peak_memory_gb": 0.5,
+        "date": "2026-11-25",
+    }
+    _write(tmp_path / "bench" / "df21_mnist.csv", [{**df21, "n_train": n} for n in (10_000, 60_000)])
+    ours = {
+        "commit": "abc1234",
+        "date": "2026-11-25",
+        "engine": "binned",
+        "method": "gcforest",
+        "n_levels": 4,
+        "fit_seconds": 60.0,
+        "test_accuracy": 0.96,
+        "accuracy_ci_low": 0.95,
+        "accuracy_ci_high": 0.97,
+        "peak_memory_gb": 1.5,
+    }
+    # Written in the order of the file names (ours_vs_df21_10000 before ours_vs_df21_60000 by glob).
+    _write(tmp_path / "bench" / "ours_vs_df21_60000.csv", [{**ours, "n_train": 60_000, "fit_seconds": 540.0}])
+    _write(tmp_path / "bench" / "ours_vs_df21_10000.csv", [{**ours, "n_train": 10_000}])
+    text = speed_section(tmp_path)
+    ours_part = text[text.index("Ours on the same images:") :]
+    rows = [line for line in ours_part.splitlines() if line.startswith("| ") and "abc1234" in line]
+    assert [row.split("|")[1].strip() for row in rows] == ["10000", "60000"]
+    assert [row.split("|")[8].strip() for row in rows] == ["1.0", "9.0"]  # fit (min) of each size
+
+
+def test_the_protocol_parts_add_up_and_give_the_wall_time_without_each():
+    parts = pd.DataFrame(
+        [
+            {
+                "dataset": dataset,
+                "N": 50,
+                "splits": 2,
+                "seconds_per_split": 6.0,
+                "trees_seconds": trees,
+                "probabilities_seconds": 1.0,
+                "weights_seconds": 2.0,
+                "other_seconds": 3.0 - trees,
+                "protocol_repetitions": 100,
+            }
+            for dataset, trees in (("ecoli", 0.6), ("mnist", 2.4))
+        ]
+    )
+    table = protocol_parts_table(parts).set_index("part")
+    # core-minutes: trees (0.6 + 2.4) x 100 / 60 = 5; all: 12 s x 100 / 60 = 20
+    assert table.loc["trees", "core-minutes"] == "5.0" and table.loc["all", "core-minutes"] == "20.0"
+    assert table.loc["trees", "share"] == "25%"
+    assert table.loc["trees", "wall on 2 cores without it (min)"] == "7.5"  # (20 - 5) / 2
+    assert table.loc["all", "wall on 2 cores without it (min)"].startswith("10.0")

@@ -1,0 +1,75 @@
+"""Where the whole protocol's time goes, by part, and what 2 cores would need with a part removed.
+
+    python scripts/bench_protocol_parts.py            # -> results/bench/protocol_parts.csv
+
+For every cell (dataset, N) of experiment=paper, the protocol's split job (every T, both
+methods, level 1 shared, as `make reproduce` runs it) is timed on ``--splits`` of the headline's
+splits, in one process with one BLAS thread (as each worker runs), with the timers of
+``bench_split_breakdown.py`` (trees, per-tree probabilities, weights, other). A row per
+(dataset, N) gives seconds per split by part. ``python -m experiments.speed_report`` turns them
+into the protocol's core-minutes by part (seconds per split x the protocol's repetitions) and the
+wall minutes on 2 fully used cores with each part at zero cost: a lower bound for any speed-up of
+the other parts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+from bench_split_breakdown import install_timers, split_job
+from threadpoolctl import threadpool_limits
+
+from experiments.composition import compose_config
+from experiments.provenance import code_commit, library_summary
+
+OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "protocol_parts.csv"
+PARTS = ("trees", "probabilities", "weights")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", type=int, default=2, help="headline splits (repetitions 0..) per cell")
+    parser.add_argument("--output", type=Path, default=OUTPUT)
+    args = parser.parse_args()
+    if args.splits < 1:
+        parser.error(f"--splits must be >= 1; got {args.splits}")
+    cfg = compose_config("experiment=paper")
+    protocol = cfg.protocol
+    clock: dict[str, float] = defaultdict(float)
+    install_timers(clock)
+    context = {
+        "commit": code_commit(),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "libraries": library_summary(),
+    }
+    rows = []
+    with threadpool_limits(1):
+        split_job(cfg.datasets[0], min(protocol.Ns), 0)()  # compile before any clock starts
+        for dataset in cfg.datasets:
+            for N in protocol.Ns:
+                jobs = [split_job(dataset, N, repetition) for repetition in range(args.splits)]
+                clock.clear()
+                start = time.perf_counter()
+                for job in jobs:
+                    job()
+                total = (time.perf_counter() - start) / args.splits
+                row = {"dataset": dataset, "N": N, "splits": args.splits, "seconds_per_split": total}
+                for part in PARTS:
+                    row[f"{part}_seconds"] = clock[part] / args.splits
+                row["other_seconds"] = total - sum(clock[part] for part in PARTS) / args.splits
+                row["protocol_repetitions"] = protocol.repetitions
+                rows.append({**row, **context})
+                print(row, flush=True)
+    frame = pd.DataFrame(rows)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.output, index=False, float_format="%.4f")
+    print(frame.drop(columns="libraries").to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
