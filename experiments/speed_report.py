@@ -158,6 +158,33 @@ def df21_table(df21: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def df21_ratio_table(df21: pd.DataFrame, ours: pd.DataFrame) -> pd.DataFrame:
+    """DF21's fit time over ours, per training size, for runs of the same date (this VM's speed
+    changes by the day, so only a same-day pair is a ratio); the latest such date per size."""
+    rows = []
+    for (n_train, date), theirs in df21.groupby(["n_train", "date"], sort=True):
+        same = ours[ours["n_train"].eq(n_train) & ours["date"].eq(date)]
+        by_method = same.drop_duplicates("method", keep="last").set_index("method")
+        if not {"gcforest", "disdf"} <= set(by_method.index):
+            continue
+        df21_fit = theirs["fit_seconds"].iloc[-1]
+        row = {"n_train": n_train, "date": date, "DF21 fit (min)": f"{df21_fit / 60:.1f}"}
+        for method, name in (("gcforest", "gcF"), ("disdf", "DisDF")):
+            ours_fit = by_method.loc[method, "fit_seconds"]
+            row[f"{name} fit (min)"] = f"{ours_fit / 60:.1f}"
+            row[f"DF21 / {name}"] = f"{df21_fit / ours_fit:.1f}×"
+        row["test accuracy DF21 / gcF / DisDF"] = " / ".join(
+            f"{a:.4f}"
+            for a in (
+                theirs["test_accuracy"].iloc[-1],
+                by_method.loc["gcforest", "test_accuracy"],
+                by_method.loc["disdf", "test_accuracy"],
+            )
+        )
+        rows.append(row)
+    return pd.DataFrame(rows).drop_duplicates("n_train", keep="last") if rows else pd.DataFrame()
+
+
 def _block(text: str, table: pd.DataFrame | None = None, heading: str | None = None) -> list[str]:
     """Lines of one part of the section: an optional heading, a paragraph, an optional table."""
     lines = [f"### {heading}", ""] if heading else []
@@ -291,6 +318,10 @@ def speed_section(results: Path = RESULTS) -> str:
             table = mnist_table(ours_frame.reset_index(drop=True))
             table.insert(0, "n_train", ours_frame["n_train"].to_numpy())
             lines += _block("Ours on the same images:", table)
+            lines += _block(
+                "Fit time, DF21 over ours (runs of one date; this VM's speed changes by the day):",
+                df21_ratio_table(df21, ours_frame),
+            )
     return "\n".join(lines)
 
 

@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from experiments.speed_report import headline_runs, protocol_parts_table, speed_section
+from experiments.speed_report import df21_ratio_table, headline_runs, protocol_parts_table, speed_section
 
 
 def _write(path, rows):
@@ -114,6 +114,52 @@ def test_ours_beside_df21_are_listed_by_training_size(tmp_path):
     rows = [line for line in ours_part.splitlines() if line.startswith("| ") and "abc1234" in line]
     assert [row.split("|")[1].strip() for row in rows] == ["10000", "60000"]
     assert [row.split("|")[8].strip() for row in rows] == ["1.0", "9.0"]  # fit (min) of each size
+
+
+def test_df21_over_ours_pairs_runs_of_one_date_only():
+    df21 = pd.DataFrame(
+        [
+            {"n_train": 10_000, "date": "2026-11-22", "fit_seconds": 600.0, "test_accuracy": 0.96},
+            {"n_train": 60_000, "date": "2026-11-25", "fit_seconds": 2400.0, "test_accuracy": 0.98},
+        ]
+    )
+    ours = pd.DataFrame(
+        [
+            # 10,000 images: ours only on another day, so no ratio.
+            {
+                "n_train": 10_000,
+                "date": "2026-11-23",
+                "method": "gcforest",
+                "fit_seconds": 30.0,
+                "test_accuracy": 0.95,
+            },
+            {
+                "n_train": 10_000,
+                "date": "2026-11-23",
+                "method": "disdf",
+                "fit_seconds": 60.0,
+                "test_accuracy": 0.95,
+            },
+            {
+                "n_train": 60_000,
+                "date": "2026-11-25",
+                "method": "gcforest",
+                "fit_seconds": 480.0,
+                "test_accuracy": 0.97,
+            },
+            {
+                "n_train": 60_000,
+                "date": "2026-11-25",
+                "method": "disdf",
+                "fit_seconds": 600.0,
+                "test_accuracy": 0.975,
+            },
+        ]
+    )
+    table = df21_ratio_table(df21, ours)
+    assert table["n_train"].tolist() == [60_000]
+    assert table["DF21 / gcF"].tolist() == ["5.0×"] and table["DF21 / DisDF"].tolist() == ["4.0×"]
+    assert table["test accuracy DF21 / gcF / DisDF"].tolist() == ["0.9800 / 0.9700 / 0.9750"]
 
 
 def test_the_protocol_parts_add_up_and_give_the_wall_time_without_each():
