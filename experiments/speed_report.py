@@ -279,7 +279,10 @@ def speed_section(results: Path = RESULTS) -> str:
             "node, read once, plus the partition) times the time of one such visit in a compiled loop "
             "that does nothing else; the fast engine's distance to it is what sorting, threshold "
             "search and bookkeeping cost. The scikit-learn column, the same code in every run, shows "
-            "how fast the machine was that day.",
+            "how fast the machine was that day"
+            + (
+                f" (commit {floor['commit'].iloc[0]}, {floor['date'].iloc[0]})." if "commit" in floor else "."
+            ),
             tree_table(floor),
             heading="One tree",
         )
