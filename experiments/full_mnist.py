@@ -22,7 +22,6 @@ import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from datetime import datetime, timezone
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ from disdf.datasets import load_mnist, mnist_files
 from experiments.composition import estimator_specs
 from experiments.durable import check_writable
 from experiments.protocol import Unit
-from experiments.provenance import code_commit, library_summary
+from experiments.provenance import measurement_stamp
 from experiments.report import put_section
 from experiments.unit import make_estimator, weight_solver_seconds
 
@@ -159,9 +158,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
         "memory_gb_budget": settings["memory_gb_budget"],
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
         "version": disdf.__version__,
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "commit": code_commit(),  # at the start: the code that runs
-        "libraries": library_summary(),
+        **measurement_stamp(),  # at the start: the code that runs
     }
     rows, predictions, y_test = [], {}, None
     for method in methods:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -61,3 +62,13 @@ def library_versions() -> dict[str, str]:
 def library_summary() -> str:
     """:func:`library_versions` on one line, for a CSV column: "numpy 2.4.6; scipy 1.17.1; ..."."""
     return "; ".join(f"{name} {ver}" for name, ver in library_versions().items())
+
+
+def measurement_stamp(checkout: Path = ROOT) -> dict[str, str]:
+    """What a measurement's row says of when and on what it ran: the UTC date, the ``checkout``'s
+    commit (:func:`code_commit`) and the library builds (:func:`library_summary`)."""
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": code_commit(checkout),
+        "libraries": library_summary(),
+    }

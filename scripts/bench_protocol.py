@@ -24,7 +24,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -32,7 +31,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_records import compare, records_by_key
 
-from experiments.provenance import code_commit, library_summary
+from experiments.provenance import measurement_stamp
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,7 +66,6 @@ def main() -> None:
     shared, differing, _ = compare(sample, records_by_key(args.headline))
     row = {
         "label": args.label,
-        "commit": code_commit(args.checkout),
         "repetitions": args.repetitions,
         "units": len(sample),
         "n_jobs": args.n_jobs,
@@ -76,8 +74,7 @@ def main() -> None:
         "records_compared": shared,
         "records_differing": sum(1 for _ in differing.elements()) if differing else 0,
         "fields_differing": " ".join(sorted(differing)) or "none",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "libraries": library_summary(),
+        **measurement_stamp(args.checkout),
     }
     frame = pd.DataFrame([row])
     if args.output.exists():

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -25,7 +24,7 @@ from bench_split_breakdown import install_timers, split_job
 from threadpoolctl import threadpool_limits
 
 from experiments.composition import compose_config
-from experiments.provenance import code_commit, library_summary
+from experiments.provenance import measurement_stamp
 
 OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "protocol_parts.csv"
 PARTS = ("trees", "probabilities", "weights")
@@ -42,11 +41,7 @@ def main() -> None:
     protocol = cfg.protocol
     clock: dict[str, float] = defaultdict(float)
     install_timers(clock)
-    context = {
-        "commit": code_commit(),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "libraries": library_summary(),
-    }
+    context = measurement_stamp()
     rows = []
     with threadpool_limits(1):
         split_job(cfg.datasets[0], min(protocol.Ns), 0)()  # compile before any clock starts

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
 
@@ -40,7 +39,7 @@ from disdf.fast_forest.forest import n_candidate_features
 from disdf.forest_specs import fit_fold_model
 from experiments.config import default_data_dir
 from experiments.protocol import load_pool
-from experiments.provenance import code_commit, library_summary
+from experiments.provenance import measurement_stamp
 
 OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "tree_floor.csv"
 KINDS = ("random_forest", "completely_random")
@@ -159,11 +158,7 @@ def main() -> None:
                 row["sklearn_over_fast"] = row["sklearn_us_per_tree"] / row["fast_us_per_tree"]
                 rows.append(row)
                 print(row, flush=True)
-    frame = pd.DataFrame(rows).assign(
-        commit=code_commit(),
-        date=datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        libraries=library_summary(),
-    )
+    frame = pd.DataFrame(rows).assign(**measurement_stamp())
     OUTPUT.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(OUTPUT, index=False, float_format="%.4g")
     print(frame.to_string(index=False))

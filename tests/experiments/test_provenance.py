@@ -1,12 +1,13 @@
 """What a run records of the code and library builds that produced it."""
 
 import json
+import re
 
 import numpy as np
 import scipy
 import sklearn
 
-from experiments.provenance import library_summary, library_versions
+from experiments.provenance import code_commit, library_summary, library_versions, measurement_stamp
 from experiments.speed_report import headline_runs
 
 
@@ -24,6 +25,13 @@ def test_the_summary_is_one_csv_safe_line_of_every_version():
     summary = library_summary()
     assert "\n" not in summary and "," not in summary
     assert summary.split("; ") == [f"{name} {ver}" for name, ver in library_versions().items()]
+
+
+def test_a_measurement_is_stamped_with_its_date_commit_and_builds():
+    stamp = measurement_stamp()
+    assert list(stamp) == ["date", "commit", "libraries"]
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", stamp["date"])
+    assert stamp["commit"] == code_commit() and stamp["libraries"] == library_summary()
 
 
 def test_the_speed_report_shows_a_run_s_commit_or_that_it_was_not_recorded(tmp_path):
