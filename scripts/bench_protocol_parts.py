@@ -15,19 +15,17 @@ the other parts.
 from __future__ import annotations
 
 import argparse
-import time
 from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
-from bench_split_breakdown import install_timers, split_job
+from bench_split_breakdown import install_timers, seconds_by_part, split_job
 from threadpoolctl import threadpool_limits
 
 from experiments.composition import compose_config
 from experiments.provenance import measurement_stamp
 
 OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "protocol_parts.csv"
-PARTS = ("trees", "probabilities", "weights")
 
 
 def main() -> None:
@@ -48,15 +46,7 @@ def main() -> None:
         for dataset in cfg.datasets:
             for N in protocol.Ns:
                 jobs = [split_job(dataset, N, repetition) for repetition in range(args.splits)]
-                clock.clear()
-                start = time.perf_counter()
-                for job in jobs:
-                    job()
-                total = (time.perf_counter() - start) / args.splits
-                row = {"dataset": dataset, "N": N, "splits": args.splits, "seconds_per_split": total}
-                for part in PARTS:
-                    row[f"{part}_seconds"] = clock[part] / args.splits
-                row["other_seconds"] = total - sum(clock[part] for part in PARTS) / args.splits
+                row = {"dataset": dataset, "N": N, "splits": args.splits, **seconds_by_part(jobs, clock)}
                 row["protocol_repetitions"] = protocol.repetitions
                 rows.append({**row, **context})
                 print(row, flush=True)
