@@ -25,6 +25,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from disdf.fit_memory import check_level_memory, level_memory
 from disdf.forest_fit import FoldModel, ForestFit, LevelFit, fold_model_vectors
 from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
 from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
@@ -312,12 +313,51 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                 f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
                 "K-fold class vectors need at least one example per fold"
             )
+        self.check_fit_memory(np.bincount(y_code), len(specs))
         tree_params = {
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
             "min_samples_leaf": self.min_samples_leaf,
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params
+
+    def check_fit_memory(
+        self, class_counts: np.ndarray, n_forests: int, available: int | None = None
+    ) -> None:
+        """Refuse, before any tree is grown, a fit whose first level cannot fit in memory.
+
+        Parameters
+        ----------
+        class_counts : array of shape (n_classes,)
+            Training examples per class.
+        n_forests : int
+            Forests per level.
+        available : int, default=None
+            Bytes available; None reads the system's (:func:`disdf.fit_memory.available_memory_bytes`).
+
+        Raises
+        ------
+        disdf.fit_memory.InsufficientMemoryError
+            Naming the estimate by part and what would fit.
+        """
+        counts = np.asarray(class_counts)
+        memory = level_memory(
+            int(counts.sum()), len(counts), self.n_trees, n_forests, self.n_folds, self._pair_rows(counts)
+        )
+        check_level_memory(
+            memory,
+            f"{type(self).__name__}(n_trees={self.n_trees}) on {int(counts.sum())} examples of "
+            f"{len(counts)} classes",
+            self._memory_remedy(),
+            available,
+        )
+
+    def _pair_rows(self, class_counts: np.ndarray) -> int:
+        """Rows Q_ij a fit holds at once: none without learned weights."""
+        return 0
+
+    def _memory_remedy(self) -> str:
+        return "fewer trees (n_trees) or fewer training examples would fit"
 
     def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""

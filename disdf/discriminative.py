@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from disdf.cascade import CascadeForestClassifier, level_accuracy
+from disdf.fit_memory import different_class_pairs_per_fold
 from disdf.forest_fit import LevelFit
 from disdf.parameters import Boolean, Constraint, Float, Integer, OneOf, check_parameters
 from disdf.threads import run_tasks
@@ -226,6 +227,19 @@ class DisDFClassifier(CascadeForestClassifier):
             )
         self._validated_grid()
         return specs
+
+    def _pair_rows(self, class_counts: np.ndarray) -> int:
+        """Rows Q_ij of one fold model's held-out pairs, eq. (72), held by an exact solver (none when
+        the solver draws pairs or weighs uniformly)."""
+        if self.solver == "uniform" or not reads_pair_statistics(self.solver):
+            return 0
+        return different_class_pairs_per_fold(class_counts, self.n_folds)
+
+    def _memory_remedy(self) -> str:
+        return (
+            "fewer trees (n_trees) or fewer training examples would fit, or "
+            "solver='stochastic_frank_wolfe', which draws pairs instead of storing every Q_ij"
+        )
 
     def _validated_grid(self) -> list[tuple[float, float]]:
         if not self.tune:

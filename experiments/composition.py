@@ -7,11 +7,16 @@ import json
 
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
+from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 
+from disdf.cascade import CascadeForestClassifier
+from disdf.data_files import TABLES
 from disdf.fast_forest import KERNEL_VERSION
 from disdf.forest_specs import COMPILED_ENGINES
 from experiments.config import ROOT
+from experiments.protocol import test_size
+from experiments.records import RecordGrid
 
 CONFIG_PATH = str(ROOT / "configs")
 
@@ -105,3 +110,48 @@ def estimator_specs(cfg: DictConfig, names) -> dict[str, dict]:
     """The estimator spec of each named method (``_target_`` and its parameters, configs/method/),
     resolved to plain containers for ``hydra.utils.instantiate``."""
     return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in names}
+
+
+def methods(cfg: DictConfig) -> list[str]:
+    """The methods the protocol compares (protocol.methods), each with its estimator in ``methods``."""
+    names = list(cfg.protocol.methods)
+    unknown = [name for name in names if name not in cfg.methods]
+    if not names or unknown or len(set(names)) < len(names):
+        raise ValueError(
+            f"protocol.methods must list distinct methods from {sorted(cfg.methods)} (configs/method/); "
+            f"got {names}"
+        )
+    return names
+
+
+def is_cascade(spec: dict) -> bool:
+    """Whether a method's estimator is a cascade (it keeps levels), from its ``_target_``."""
+    target = get_object(spec["_target_"])
+    return isinstance(target, type) and issubclass(target, CascadeForestClassifier)
+
+
+def expected_test_size(cfg: DictConfig, dataset: str, N: int) -> int:
+    """The split rule's test-set size (experiments.protocol.draw_split): round(test_fraction N), or
+    every remaining example of a UCI table too small for both (protocol.cap_test_size)."""
+    n_test = test_size(N, cfg.protocol.test_fraction)
+    if dataset in TABLES and cfg.protocol.cap_test_size and N < TABLES[dataset].n_rows:
+        n_test = min(n_test, TABLES[dataset].n_rows - N)
+    return n_test
+
+
+def record_grid(cfg: DictConfig) -> RecordGrid:
+    """What the records of this config may be (see :class:`experiments.records.RecordGrid`)."""
+    names = methods(cfg)
+    specs = estimator_specs(cfg, names)
+    datasets = run_datasets(cfg)
+    return RecordGrid(
+        config_hash=config_hash(cfg),
+        datasets=frozenset(datasets),
+        Ns=frozenset(cfg.protocol.Ns),
+        Ts=frozenset(cfg.protocol.Ts),
+        methods=frozenset(names),
+        repetitions=int(cfg.protocol.repetitions),
+        cascades=frozenset(name for name in names if is_cascade(specs[name])),
+        n_test={(d, N): expected_test_size(cfg, d, N) for d in datasets for N in cfg.protocol.Ns},
+        grouped=cfg.protocol.split_groups is not None,
+    )

@@ -18,23 +18,38 @@ import warnings
 from pathlib import Path
 
 
+class UnreadableFileError(ValueError):
+    """A records or log path that cannot be read as a file (a folder, no permission, an I/O error)."""
+
+
 def read_numbered_json_lines(path: str | os.PathLike) -> list[tuple[int, object]]:
-    """(line number, value) of each JSON line; a torn last or non-JSON line is dropped with a warning."""
+    """(line number, value) of each JSON line; a torn last line, a line that is not UTF-8 text or
+    not JSON is dropped with a warning naming the file and the line.
+
+    Reading never needs write access. A path that is not a readable file raises
+    :class:`UnreadableFileError` naming it.
+    """
     path = Path(path)
     if not path.exists():
         return []
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UnreadableFileError(
+            f"{path} is not a readable records file ({error.strerror or error}); move it away or fix "
+            "its permissions"
+        ) from error
     values = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.endswith("\n"):
-                warnings.warn(
-                    f"{path}:{number}: dropping a torn last line (an interrupted write)", stacklevel=2
-                )
-                break
-            try:
-                values.append((number, json.loads(line)))
-            except json.JSONDecodeError:
-                warnings.warn(f"{path}:{number}: dropping a line that is not valid JSON", stacklevel=2)
+    for number, line in enumerate(data.splitlines(keepends=True), start=1):
+        if not line.endswith(b"\n"):
+            warnings.warn(f"{path}:{number}: dropping a torn last line (an interrupted write)", stacklevel=2)
+            break
+        try:
+            values.append((number, json.loads(line.decode("utf-8"))))
+        except UnicodeDecodeError:
+            warnings.warn(f"{path}:{number}: dropping a line that is not UTF-8 text", stacklevel=2)
+        except json.JSONDecodeError:
+            warnings.warn(f"{path}:{number}: dropping a line that is not valid JSON", stacklevel=2)
     return values
 
 
@@ -66,14 +81,22 @@ def append_json_lines(path: str | os.PathLike, records: list[dict]) -> None:
 
 
 def cut_torn_tail(path: Path) -> int:
-    """Cut a torn last line so the next record starts on a line of its own; return the bytes cut."""
-    if not path.exists() or path.stat().st_size == 0:
+    """Cut a torn last line so the next record starts on a line of its own; return the bytes cut.
+
+    The last byte is read first: a file that ends its last line is never opened for writing, so an
+    intact read-only folder can be read (and resumed when nothing is left to run).
+    """
+    if not path.exists():
         return 0
-    with open(path, "rb+") as handle:
+    if not path.is_file():
+        raise UnreadableFileError(f"{path} is not a readable records file (not a regular file); move it away")
+    if path.stat().st_size == 0:
+        return 0
+    with open(path, "rb") as handle:
         handle.seek(-1, os.SEEK_END)
         if handle.read(1) == b"\n":
             return 0
-        handle.seek(0)
+    with open(path, "rb+") as handle:
         data = handle.read()
         keep = data.rfind(b"\n") + 1
         handle.truncate(keep)

@@ -5,12 +5,16 @@
 * ``results/`` itself, the headline, is written only by ``experiment=paper`` as
   committed (its result config and its grid): any other run that points there
   is refused, so no example command can overwrite the headline's tables;
-* in a multirun sweep every job gets its own output folder unless the command
-  chose ``runtime.output_dir`` itself.
+* in a multirun sweep every job gets its own output folder: ``<output_dir>/<its
+  overrides>``, also under a ``runtime.output_dir`` the command chose, unless
+  that folder interpolates a value (``results/tau_${model.tau}``); then two jobs
+  that resolve to one folder are refused before the second one's work
+  (:func:`claim_sweep_folder`), so no job's tables replace another's.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hydra.types import RunMode
@@ -77,15 +81,39 @@ def check_headline_folder(cfg: DictConfig) -> None:
 def job_output_dir(cfg: DictConfig, hydra_cfg: DictConfig) -> str:
     """A multirun job's own folder: ``<output_dir>/<its overrides>``; a single run's is unchanged.
 
-    Left as it is when the command set ``runtime.output_dir`` (e.g. with an
-    interpolation of the swept values, as the README shows).
+    Left as it is when the command set ``runtime.output_dir`` to a value that
+    interpolates others (e.g. the swept ones, as the README shows).
     """
     output_dir = str(cfg.runtime.output_dir)
     if hydra_cfg.mode != RunMode.MULTIRUN:
         return output_dir
     overrides = [item.lstrip("+~") for item in hydra_cfg.overrides.task]
-    if any(item.startswith("runtime.output_dir=") for item in overrides):
+    chosen = [item.split("=", 1)[1] for item in overrides if item.startswith("runtime.output_dir=")]
+    if chosen and "${" in chosen[-1]:
         return output_dir
     named = sorted(item for item in overrides if item.split("=")[0].split(".")[0] not in NOT_IN_FOLDER_NAME)
     folder = ",".join(named).replace("/", "_") or f"job{hydra_cfg.job.num}"
     return str(Path(output_dir) / folder)
+
+
+SWEEP_CLAIM = ".sweep_job.json"
+
+
+def claim_sweep_folder(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
+    """Refuse a multirun job whose folder an earlier job of the same sweep wrote (one folder per job)."""
+    if hydra_cfg.mode != RunMode.MULTIRUN:
+        return
+    claim = Path(cfg.runtime.output_dir) / SWEEP_CLAIM
+    mine = {"sweep": str(hydra_cfg.sweep.dir), "overrides": sorted(hydra_cfg.overrides.task)}
+    try:
+        theirs = json.loads(claim.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        theirs = None
+    if isinstance(theirs, dict) and theirs.get("sweep") == mine["sweep"] and theirs != mine:
+        raise ValueError(
+            f"runtime.output_dir={cfg.runtime.output_dir} is the folder of this sweep's job "
+            f"{theirs.get('overrides')} already: its tables and REPORT.md would be replaced. Give each "
+            "job its own folder, e.g. runtime.output_dir=results/sweep/tau_${model.tau} with every swept "
+            "key in it, or leave runtime.output_dir unset"
+        )
+    claim.write_text(json.dumps(mine) + "\n", encoding="utf-8")

@@ -11,7 +11,15 @@ A unit counts once, whatever the file holds: the reader keeps the first
 record of each (dataset, N, T, method, repetition, config) key and drops, with
 one warning naming the file and the lines, later duplicates and every line
 that is not a valid record of this file's dataset (a missing field, a wrong
-type, an accuracy that is not a number in [0, 1]).
+type, an accuracy that is not a whole number of test examples in [0, 1], a
+level count that its level scores contradict).
+
+Read with a :class:`RecordGrid` (what a run's config allows), the records of
+that config are checked against it too before they count: a cascade keeps at
+least one level and a baseline none, ``n_test`` follows the split rule, and a
+record outside the run's grid (a dataset, N, T, method or a repetition
+outside ``[0, repetitions)``) is not counted, with one warning naming the file
+and the lines. Nothing is ever dropped without a warning.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ import json
 import math
 import os
 import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -71,20 +81,86 @@ def record_problem(record: object, dataset: str) -> str | None:
         return f"field 'dataset' is {record['dataset']!r} in the file of {dataset!r}"
     if not record["method"]:
         return "field 'method' is empty"
+    for name in ("N", "T", "n_test"):
+        if record[name] < 1:
+            return f"field {name!r} is {record[name]}, not a positive count"
+    if record["repetition"] < 0:
+        return f"field 'repetition' is {record['repetition']}, not a repetition number (0, 1, ...)"
     # a cascade keeps 1.. of the levels it scored; a baseline (no cascade) has 0 and no scores
     baseline = record["n_levels"] == 0 and not record["level_scores"]
     if not (baseline or 1 <= record["n_levels"] <= len(record["level_scores"])):
         return f"field 'n_levels' is {record['n_levels']}, with {len(record['level_scores'])} level score(s)"
-    if not (math.isfinite(record["accuracy"]) and 0 <= record["accuracy"] <= 1):
+    if not all(_is_fraction(score) for score in record["level_scores"]):
+        return f"field 'level_scores' is {record['level_scores']!r}, not numbers in [0, 1]"
+    if not _is_fraction(record["accuracy"]):
         return f"field 'accuracy' is {record['accuracy']!r}, not a number in [0, 1]"
+    correct = record["accuracy"] * record["n_test"]
+    if abs(correct - round(correct)) > 1e-6:
+        return (
+            f"field 'accuracy' is {record['accuracy']!r}, not a whole number of its {record['n_test']} "
+            "test examples"
+        )
     return None
 
 
-def _warn_dropped(path: Path, what: str, lines: list[int], why: str) -> None:
-    named = ", ".join(map(str, lines[:LINES_NAMED])) + (
+def _is_fraction(value: object) -> bool:
+    return (
+        isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and 0 <= value <= 1
+    )
+
+
+@dataclass(frozen=True)
+class RecordGrid:
+    """What the records of one run's config may be: its grid, which methods are cascades, and the
+    split rule that fixes ``n_test`` (:func:`experiments.protocol.test_size`, capped by the pool)."""
+
+    config_hash: str
+    datasets: frozenset[str]
+    Ns: frozenset[int]
+    Ts: frozenset[int]
+    methods: frozenset[str]
+    repetitions: int
+    #: Methods whose estimator is a cascade: they keep at least one level; the others keep none.
+    cascades: frozenset[str]
+    #: Each (dataset, N)'s test-set size, or its largest one where whole groups make it vary.
+    n_test: dict
+    grouped: bool = False
+
+    def outside(self, record: dict) -> str | None:
+        """Why a record of this config is outside the run's grid (not counted), or None."""
+        for name, allowed in (
+            ("dataset", self.datasets),
+            ("N", self.Ns),
+            ("T", self.Ts),
+            ("method", self.methods),
+        ):
+            if record[name] not in allowed:
+                return f"{name} {record[name]!r} is not in this run's {sorted(allowed)}"
+        if record["repetition"] >= self.repetitions:
+            return f"repetition {record['repetition']} is not in [0, {self.repetitions})"
+        return None
+
+    def problem(self, record: dict) -> str | None:
+        """Why a record of this config, inside its grid, cannot be one of its units, or None."""
+        cascade = record["method"] in self.cascades
+        if cascade and record["n_levels"] < 1:
+            return f"field 'n_levels' is {record['n_levels']}: a {record['method']} cascade keeps >= 1 level"
+        if not cascade and (record["n_levels"] or record["level_scores"]):
+            return f"field 'n_levels' is {record['n_levels']}: method {record['method']!r} has no cascade"
+        expected = self.n_test[record["dataset"], record["N"]]
+        if record["n_test"] != expected and not (self.grouped and record["n_test"] <= expected):
+            return f"field 'n_test' is {record['n_test']}; the split rule gives {expected} at N={record['N']}"
+        return None
+
+
+def _named(lines: list[int]) -> str:
+    return ", ".join(map(str, lines[:LINES_NAMED])) + (
         f" and {len(lines) - LINES_NAMED} more" if len(lines) > LINES_NAMED else ""
     )
-    warnings.warn(f"{path}: dropping {len(lines)} {what} (line {named}): {why}", stacklevel=3)
+
+
+def _warn_dropped(path: Path, what: str, lines: list[int], why: str) -> None:
+    warnings.warn(f"{path}: dropping {len(lines)} {what} (line {_named(lines)}): {why}", stacklevel=3)
 
 
 class RecordStore:
@@ -94,15 +170,26 @@ class RecordStore:
     def path(self, dataset: str) -> Path:
         return self.raw_dir / f"{dataset}.jsonl"
 
-    def read(self, dataset: str) -> list[dict]:
-        """The valid records of ``dataset``, each key once (its first line); the rest dropped, warned."""
+    def read(self, dataset: str, grid: RecordGrid | None = None) -> list[dict]:
+        """The valid records of ``dataset``, each key once (its first line); the rest dropped, warned.
+
+        With ``grid``, the records of its config are also checked against it: an impossible one is
+        dropped as invalid, one outside the grid is not counted (both warned with their lines).
+        """
         path = self.path(dataset)
         records: list[dict] = []
         first_line: dict[tuple, int] = {}
         invalid: dict[str, list[int]] = {}
+        outside: dict[str, list[int]] = {}
         duplicates: list[int] = []
         for number, record in read_numbered_json_lines(path):
             problem = record_problem(record, dataset)
+            if problem is None and grid is not None and record["config_hash"] == grid.config_hash:
+                reason = grid.outside(record)
+                if reason is not None:
+                    outside.setdefault(reason, []).append(number)
+                    continue
+                problem = grid.problem(record)
             if problem is not None:
                 invalid.setdefault(problem, []).append(number)
                 continue
@@ -114,6 +201,8 @@ class RecordStore:
             records.append(record)
         for problem, lines in invalid.items():
             _warn_dropped(path, "line(s) that are not valid records", lines, problem)
+        for reason, lines in outside.items():
+            _warn_dropped(path, "record(s) of this config outside this run's grid", lines, reason)
         if duplicates:
             _warn_dropped(
                 path,
@@ -126,6 +215,15 @@ class RecordStore:
     def read_all(self) -> list[dict]:
         """The valid records of every dataset file in the folder (see :meth:`read`)."""
         return [record for path in sorted(self.raw_dir.glob("*.jsonl")) for record in self.read(path.stem)]
+
+    def read_config(self, datasets: Iterable[str], grid: RecordGrid) -> list[dict]:
+        """The counted records of ``grid``'s config in the files of ``datasets``."""
+        return [
+            record
+            for dataset in datasets
+            for record in self.read(dataset, grid)
+            if record["config_hash"] == grid.config_hash
+        ]
 
     def repair(self, dataset: str) -> None:
         """Cut a torn last line left by a crash and the rest of its split's write (those units run again)."""
@@ -145,9 +243,9 @@ class RecordStore:
             stacklevel=2,
         )
 
-    def completed(self, dataset: str, config_hash: str) -> set[tuple]:
+    def completed(self, dataset: str, config_hash: str, grid: RecordGrid | None = None) -> set[tuple]:
         """Keys (dataset, N, T, method, repetition) already recorded under this config."""
-        return {record_key(r)[:5] for r in self.read(dataset) if r["config_hash"] == config_hash}
+        return {record_key(r)[:5] for r in self.read(dataset, grid) if r["config_hash"] == config_hash}
 
     def append_many(self, records: list[dict]) -> None:
         """Append records of one dataset with a single write (a split's units land together)."""

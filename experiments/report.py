@@ -8,7 +8,9 @@ and the run on the full MNIST training set
 :func:`put_section`, which keeps it in ``<output>/report/<name>.md`` and
 rewrites REPORT.md whole (atomically) as the sections present, in
 :data:`SECTION_ORDER`. No producer reads or edits REPORT.md itself, so
-regenerating one section never loses another.
+regenerating one section never loses another. Each section and REPORT.md
+are recorded in the folder's manifest (:mod:`experiments.generation`) when it
+has one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 from pathlib import Path
 
 from disdf.atomic_files import write_text_atomically
+from experiments.generation import add_to_generation
 
 SECTION_ORDER = ("protocol", "weight_fitting", "baselines", "metric", "audit", "mnist_full", "speed")
 SECTIONS_DIR = "report"
@@ -34,4 +37,5 @@ def put_section(output_dir: str | os.PathLike, name: str, text: str) -> Path:
     sections = [section_path(output_dir, n) for n in SECTION_ORDER]
     report = Path(output_dir) / "REPORT.md"
     write_text_atomically(report, "\n".join(p.read_text(encoding="utf-8") for p in sections if p.exists()))
+    add_to_generation(output_dir, [section_path(output_dir, name), report])
     return report

@@ -19,34 +19,40 @@ import logging
 import os
 import platform
 import time
-import warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
-from hydra.errors import InstantiationException
 from joblib import Parallel, delayed, effective_n_jobs
 from omegaconf import DictConfig
 from tqdm import tqdm
 
 import disdf
 from disdf.atomic_files import remove_leftovers
-from disdf.datasets import DATASETS, DataFileError
-from disdf.parameters import Boolean, Float, Integer, OneOf, check_parameters
+from disdf.datasets import DataFileError
+from disdf.fit_memory import InsufficientMemoryError
 from experiments import config as _config  # noqa: F401 - registers the schema
-from experiments.backends import BACKENDS, sweep_backend
-from experiments.composition import CONFIG_PATH, config_hash, estimator_specs, run_datasets
+from experiments.backends import sweep_backend
+from experiments.command_line import DEBUG_ENV, refuse_bad_command_line
+from experiments.composition import (
+    CONFIG_PATH,
+    config_hash,
+    estimator_specs,
+    methods,
+    record_grid,
+    run_datasets,
+)
 from experiments.durable import (
     DiskFullError,
+    UnreadableFileError,
     UnwritableFolderError,
     append_json_lines,
     check_free_space,
-    check_writable,
     read_json_lines,
 )
 from experiments.folder_lock import FolderInUseError, exclusive_folder
-from experiments.guards import check_headline_folder, check_known_keys, job_output_dir
+from experiments.guards import claim_sweep_folder, job_output_dir
 from experiments.interrupts import (
     FORCE_EXIT_AFTER_SECONDS,
     caused_by_interrupt,
@@ -54,21 +60,19 @@ from experiments.interrupts import (
     stop_requested,
     stop_signals_interrupt,
 )
-from experiments.protocol import (
-    LABEL_FAULTS,
-    SPLIT_GROUPS,
-    TRAIN_DRAWS,
-    Unit,
-    all_units,
-    draw_split,
-    load_pool,
-    split_seed,
-    test_size,
+from experiments.preflight import (  # noqa: F401 - check_model and check_protocol: the checks' home
+    check_command,
+    check_model,
+    check_protocol,
+    local_workers,
+    protocol_pool,
+    protocol_split,
 )
+from experiments.protocol import all_units, split_seed
 from experiments.provenance import code_commit, library_versions
 from experiments.records import RecordStore
 from experiments.tables import write_outputs
-from experiments.unit import make_estimator, run_split
+from experiments.unit import run_split
 
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
 log = logging.getLogger(__name__)
@@ -78,80 +82,13 @@ RECORD_BYTES = 4096
 OUTPUT_FILES_BYTES = 1 << 20
 
 
-def methods(cfg: DictConfig) -> list[str]:
-    """The methods the protocol compares (protocol.methods), each with its estimator in ``methods``."""
-    names = list(cfg.protocol.methods)
-    unknown = [name for name in names if name not in cfg.methods]
-    if not names or unknown or len(set(names)) < len(names):
-        raise ValueError(
-            f"protocol.methods must list distinct methods from {sorted(cfg.methods)} (configs/method/); "
-            f"got {names}"
-        )
-    return names
-
-
-#: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
-PROTOCOL_PARAMETERS = {
-    "repetitions": Integer(1),
-    "test_fraction": Float(0.0, low_open=True),
-    "seed": Integer(0),
-    "cap_test_size": Boolean(),
-    "train_draw": OneOf(TRAIN_DRAWS),
-    "split_groups": OneOf(SPLIT_GROUPS, none=True),
-    "label_fault": OneOf(LABEL_FAULTS),
-}
-
-
-def check_protocol(cfg: DictConfig) -> None:
-    """Refuse an impossible grid before any work: each message names the setting."""
-    unknown = [name for name in run_datasets(cfg) if name not in DATASETS]
-    if unknown or not run_datasets(cfg):
-        raise ValueError(
-            f"datasets must name one or more of {DATASETS}; got {list(cfg.datasets)} (unknown: {unknown})"
-        )
-    if cfg.runtime.backend not in BACKENDS:
-        raise ValueError(f"runtime.backend must be one of {BACKENDS}; got {cfg.runtime.backend!r}")
-    protocol = cfg.protocol
-    for name in ("Ns", "Ts"):
-        values = list(protocol[name])
-        if not values or min(values) <= 0:
-            raise ValueError(f"protocol.{name} must be a non-empty list of positive integers; got {values}")
-    for name, values in (
-        ("datasets", run_datasets(cfg)),
-        ("protocol.Ns", protocol.Ns),
-        ("protocol.Ts", protocol.Ts),
-    ):
-        repeated = sorted({value for value in values if list(values).count(value) > 1})
-        if repeated:
-            raise ValueError(
-                f"{name} lists {repeated} more than once; got {list(values)} (each would run twice)"
-            )
-    check_parameters("protocol", PROTOCOL_PARAMETERS, protocol)
-
-
-def check_model(cfg: DictConfig) -> None:
-    """Validate the estimators' parameters (model.*, solver.*) before any work, not in the first split."""
-    specs = estimator_specs(cfg, methods(cfg))
-    for method in specs:
-        try:
-            estimator = make_estimator(Unit("check", 1, min(cfg.protocol.Ts), method, 0), specs, 0)
-        except InstantiationException as error:
-            raise ValueError(f"methods.{method} does not build an estimator: {error}") from error
-        if not hasattr(estimator, "_validate_hyperparameters"):
-            continue  # e.g. a scikit-learn pipeline: its own checks run at fit
-        try:
-            estimator._validate_hyperparameters()
-        except (ValueError, TypeError) as error:
-            raise type(error)(f"Invalid model/solver config for {method}: {error}") from error
-
-
 def run_units(cfg: DictConfig, force_exit_after: float | None = None) -> dict:
     """Run every missing unit; return a summary of the run.
 
     ``force_exit_after``: see :func:`stop_signals_interrupt` (the command line sets it).
     """
-    check_config(cfg)
-    output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
+    check_command(cfg)
+    output = Path(cfg.runtime.output_dir)
     with exclusive_folder(output):
         return _run_units_holding_the_folder(cfg, output, force_exit_after)
 
@@ -166,7 +103,8 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     )
     for dataset in datasets:
         store.repair(dataset)
-    done = set().union(*(store.completed(d, digest) for d in datasets))
+    grid = record_grid(cfg)
+    done = set().union(*(store.completed(d, digest, grid) for d in datasets))
     log_lost_runs(output / "runs.jsonl", cfg, digest, recorded=len(done))
     todo = [unit for unit in units if unit.key not in done]
     log.info(
@@ -193,9 +131,6 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     for unit in todo:
         splits.setdefault((unit.dataset, unit.N, unit.repetition), []).append(unit)
 
-    # Fail on an impossible split size now, before hours of work (sizes do not depend on the seed).
-    for unit in {(u.dataset, u.N): u for u in todo}.values():
-        unit_split(unit, 0)
     if todo:
         largest_split = max(map(len, splits.values()))
         check_free_space(output, largest_split * RECORD_BYTES + OUTPUT_FILES_BYTES, "runtime.output_dir")
@@ -219,6 +154,7 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
                 )
                 for records in results:
                     store.append_many(records)
+                    say_solver_failures(records)
                     completed += len(records)
                     bar.update(len(records))
                     if stop_requested():  # a signal whose KeyboardInterrupt numba swallowed
@@ -236,11 +172,17 @@ def _run_units_holding_the_folder(cfg: DictConfig, output: Path, force_exit_afte
     return summary
 
 
-def protocol_split(cfg: DictConfig, pool, unit: Unit, seed: int):
-    """The training and test examples of ``unit``'s split, drawn as the protocol asks."""
-    protocol = cfg.protocol
-    n_test = test_size(unit.N, protocol.test_fraction)
-    return draw_split(pool, unit.N, n_test, seed, unit.dataset, protocol.cap_test_size, protocol.train_draw)
+def say_solver_failures(records: list[dict]) -> None:
+    """On the console, not only in the records: a split whose weight solves failed and fell back."""
+    failed = [r for r in records if r.get("solver_fallbacks")]
+    if failed:
+        first = failed[0]
+        why = "; ".join(w for w in first.get("warnings", []) if "fall" in w.lower()) or "see the records"
+        log.warning(
+            f"{first['dataset']}, N={first['N']}, repetition {first['repetition']}: weight solves failed "
+            f"and were solved by the fallback in {len(failed)} unit(s) "
+            f"({sum(r['solver_fallbacks'] for r in failed)} solves): {why}"
+        )
 
 
 def run_summary(cfg, digest, started, completed, units_total, interrupted, workers) -> dict:
@@ -284,52 +226,27 @@ def log_lost_runs(runs_path: Path, cfg: DictConfig, digest: str, recorded: int) 
         log.warning(f"{runs_path}: {recorded - logged} recorded units had no run logged; logged them now")
 
 
-def local_workers(n_jobs: int, n_splits: int) -> int:
-    """Worker processes for ``runtime.n_jobs`` on this machine: never more than its cores or the splits."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
-        raise ValueError(f"runtime.n_jobs must be a nonzero integer (-1: every core); got {n_jobs!r}")
-    cores = os.cpu_count() or 1
-    if n_jobs < -cores:
-        raise ValueError(f"runtime.n_jobs={n_jobs} asks for {cores + 1 + n_jobs} cores of {cores}")
-    wanted = effective_n_jobs(n_jobs)
-    if wanted > cores:
-        warnings.warn(f"runtime.n_jobs={n_jobs} is more than the {cores} cores: using {cores}", stacklevel=2)
-    return max(1, min(wanted, cores, n_splits))
-
-
 #: Errors of the command, not of the code: reported in one line, without a traceback.
-USAGE_ERRORS = (ValueError, TypeError, DataFileError, UnwritableFolderError, DiskFullError, FolderInUseError)
-
-
-def check_config(cfg: DictConfig) -> None:
-    """The config's checks, before any work: keys, headline folder, grid, estimators, n_jobs."""
-    check_known_keys(cfg)
-    check_headline_folder(cfg)
-    check_protocol(cfg)
-    check_model(cfg)
-    local_workers(cfg.runtime.n_jobs, 1)
-
-
-def check_command(cfg: DictConfig) -> None:
-    """Everything that can be checked before any work: the config, the output folder, the data files."""
-    check_config(cfg)
-    check_writable(cfg.runtime.output_dir, "runtime.output_dir")
-    for name in run_datasets(cfg):
-        protocol_pool(cfg, name)
-
-
-def protocol_pool(cfg: DictConfig, name: str):
-    """A dataset's pool as the protocol asks for it (groups, simulated faults); errors name the setting."""
-    return load_pool(name, cfg.data.dir, cfg.protocol.split_groups, cfg.protocol.label_fault)
+USAGE_ERRORS = (
+    ValueError,
+    TypeError,
+    DataFileError,
+    UnwritableFolderError,
+    UnreadableFileError,
+    DiskFullError,
+    FolderInUseError,
+    InsufficientMemoryError,
+)
 
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")
 def main(cfg: DictConfig) -> None:
-    cfg.runtime.output_dir = job_output_dir(cfg, HydraConfig.get())
     phase = "checking the command"
     try:
         with stop_signals_interrupt(FORCE_EXIT_AFTER_SECONDS):
+            cfg.runtime.output_dir = job_output_dir(cfg, HydraConfig.get())
             check_command(cfg)
+            claim_sweep_folder(cfg, HydraConfig.get())
             with exclusive_folder(cfg.runtime.output_dir):
                 phase = "running units"
                 summary = run_units(cfg, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
@@ -346,6 +263,8 @@ def main(cfg: DictConfig) -> None:
                 f"Interrupted while {phase}: every finished unit is recorded; run the same command again."
             )
         if phase == "checking the command" and isinstance(error, USAGE_ERRORS):
+            if os.environ.get(DEBUG_ENV) == "1":
+                raise
             log.error(f"Nothing was run. {type(error).__name__}: {error}")
             raise SystemExit(2) from None
         # The message in the log file too; Hydra prints the traceback.
@@ -354,4 +273,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    refuse_bad_command_line()
     main()

@@ -20,16 +20,18 @@ from omegaconf import DictConfig
 
 from disdf.atomic_files import remove_leftovers, write_text_atomically
 from experiments import config as _config  # noqa: F401 - registers the schema
-from experiments.composition import CONFIG_PATH, compose_config, config_hash, run_datasets
+from experiments.composition import CONFIG_PATH, compose_config, record_grid
 from experiments.config import ROOT
 from experiments.durable import read_json_lines
 from experiments.folder_lock import FolderInUseError, exclusive_folder
+from experiments.generation import new_generation, records_digest
 from experiments.guards import check_headline_folder
 from experiments.interrupts import run_interruptible
 from experiments.optimism import split_mean_ci, with_optimism
-from experiments.records import RecordStore
+from experiments.records import RecordGrid, RecordStore
 from experiments.report import put_section
 from experiments.stats import holm, mean_ci, paired_wilcoxon
+from experiments.unit import TIMING_FIELDS
 
 PAPER_TABLES = Path(__file__).resolve().parents[1] / "results" / "paper" / "paper_tables.csv"
 ALPHA = 0.05
@@ -39,10 +41,9 @@ TIMING_COLUMNS = ("seconds",)
 log = logging.getLogger(__name__)
 
 
-def load_records(output_dir: Path, datasets: list[str], digest: str) -> pd.DataFrame:
-    store = RecordStore(output_dir / "raw")
-    rows = [r for d in datasets for r in store.read(d) if r["config_hash"] == digest]
-    return pd.DataFrame(rows)
+def load_records(output_dir: Path, grid: RecordGrid) -> pd.DataFrame:
+    """The counted records of ``grid``'s config under ``output_dir/raw`` (checked against the grid)."""
+    return pd.DataFrame(RecordStore(output_dir / "raw").read_config(sorted(grid.datasets), grid))
 
 
 def experiment_records(
@@ -52,7 +53,7 @@ def experiment_records(
     sub-folder ``folder`` of a multirun job) and its config."""
     cfg = compose_config(f"experiment={experiment}", *overrides)
     output_dir = root / cfg.runtime.output_dir / folder
-    return load_records(output_dir, run_datasets(cfg), config_hash(cfg)), cfg
+    return load_records(output_dir, record_grid(cfg)), cfg
 
 
 def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -144,8 +145,10 @@ def layout(cells: pd.DataFrame, tex: bool = False) -> pd.DataFrame:
     return table
 
 
-def write_tables(cells: pd.DataFrame, tables_dir: Path) -> None:
+def write_tables(cells: pd.DataFrame, tables_dir: Path) -> list[Path]:
+    """Each dataset's table as CSV, Markdown and LaTeX; returns the files written."""
     tables_dir.mkdir(parents=True, exist_ok=True)
+    written = []
     legend = (
         "Cell: our mean accuracy ± 95% CI half-width [the paper's value] (repetitions). "
         f"▲/▼: DisDF significantly better/worse than gcF (paired Wilcoxon signed-rank, Holm-corrected "
@@ -162,6 +165,8 @@ def write_tables(cells: pd.DataFrame, tables_dir: Path) -> None:
         write_text_atomically(
             tables_dir / f"{dataset}.tex", f"% {legend}\n" + tex_table.to_latex(escape=False)
         )
+        written += [tables_dir / f"{dataset}.{kind}" for kind in ("csv", "md", "tex")]
+    return written
 
 
 def capped_test_note(cells: pd.DataFrame, cfg: DictConfig) -> list[str]:
@@ -406,17 +411,39 @@ def write_outputs(cfg: DictConfig) -> pd.DataFrame | None:
 
 
 def _write_outputs_holding_the_folder(cfg: DictConfig, output_dir: Path) -> pd.DataFrame | None:
-    digest = config_hash(cfg)
-    records = load_records(output_dir, run_datasets(cfg), digest)
+    grid = record_grid(cfg)
+    digest = grid.config_hash
+    records = load_records(output_dir, grid)
     if records.empty:
         log.warning(f"No records for config {digest} under {output_dir / 'raw'}: nothing to tabulate.")
         return None
-    records = records[records["N"].isin(list(cfg.protocol.Ns)) & records["T"].isin(list(cfg.protocol.Ts))]
     cells = cell_table(records, pd.read_csv(PAPER_TABLES))
-    write_tables(cells, output_dir / "tables")
-    write_report(cells, cfg, output_dir, digest, records)
+    source = {
+        "config_hash": digest,
+        "experiment": cfg.experiment_name,
+        "records": len(records),
+        "records_digest": records_digest(records.to_dict("records"), TIMING_FIELDS),
+    }
+    with new_generation(output_dir, source) as written:
+        remove_other_tables(output_dir / "tables", set(cells["dataset"]), digest)
+        written += write_tables(cells, output_dir / "tables")
+        write_report(cells, cfg, output_dir, digest, records)
     log.info(f"Wrote {output_dir / 'tables'} and {output_dir / 'REPORT.md'}")
     return cells
+
+
+def remove_other_tables(tables_dir: Path, datasets: set[str], digest: str) -> None:
+    """Remove tables of datasets this config's records do not hold: they are another run's, and the
+    folder's tables must all come from one set of records. Said in the log, never silent."""
+    others = sorted(p for p in tables_dir.glob("[!.]*") if p.is_file() and p.stem not in datasets)
+    for path in others:
+        path.unlink()
+    if others:
+        log.warning(
+            f"Removed {len(others)} table file(s) of other runs from {tables_dir} "
+            f"({', '.join(sorted({p.stem for p in others}))}): not made from config {digest}'s records; "
+            "rerun their config to tabulate them again"
+        )
 
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")
