@@ -11,8 +11,10 @@ fingerprint. Nothing placed beside a data file can vouch for it.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,6 +92,14 @@ MNIST_FILES: dict[str, str] = {
     "train-labels-idx1-ubyte.gz": "d53e105ee54ea40749a09fcbcd1e9432",
     "t10k-images-idx3-ubyte.gz": "9fb629c4189551a2d022fa330f9573f3",
     "t10k-labels-idx1-ubyte.gz": "ec29112dd5afa0611ce80d1b7f02629c",
+}
+
+#: The shape each MNIST file's IDX header must give (uint8 values, so always finite).
+MNIST_SHAPES: dict[str, tuple[int, ...]] = {
+    "train-images-idx3-ubyte.gz": (60000, 28, 28),
+    "train-labels-idx1-ubyte.gz": (60000,),
+    "t10k-images-idx3-ubyte.gz": (10000, 28, 28),
+    "t10k-labels-idx1-ubyte.gz": (10000,),
 }
 
 DATASETS = (*TABLES, "mnist")
@@ -281,3 +291,41 @@ def verified_table(path: Path, spec: TableSpec, fetch: Callable[[Path], None] | 
     if table_fingerprint(table) != spec.fingerprint:
         raise altered(path, found, spec.md5, "its parsed content is not the original's either")
     return table
+
+
+# ---- MNIST ---------------------------------------------------------------------------------------
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return " x ".join(str(size) for size in shape)
+
+
+def read_idx(path: Path, shape: tuple[int, ...]) -> np.ndarray:
+    """A gzip IDX file of uint8 values, which must hold ``shape``: the IDX header and the bytes after it.
+
+    Raises
+    ------
+    DataFileError
+        Naming the file: not gzip, another IDX type or shape in the header, or too few or too many
+        bytes of values for that shape.
+    """
+    try:
+        with gzip.open(path, "rb") as handle:
+            raw = handle.read()
+    except (OSError, EOFError) as error:  # gzip.BadGzipFile is an OSError
+        raise DataFileError(f"{path} is not a readable gzip file: {error}") from error
+    magic = int.from_bytes(raw[:4], "big")
+    n_dims = magic & 0xFF
+    found = tuple(int.from_bytes(raw[4 + 4 * d : 8 + 4 * d], "big") for d in range(n_dims))
+    if magic != 0x0800 + len(shape) or found != shape:
+        raise DataFileError(
+            f"{path} holds {_shape_text(found)} values (IDX magic {magic}), "
+            f"expected {_shape_text(shape)} (IDX magic {0x0800 + len(shape)})"
+        )
+    header = 4 + 4 * n_dims
+    if len(raw) - header != math.prod(shape):
+        raise DataFileError(
+            f"{path} has {len(raw) - header} bytes of values, expected {math.prod(shape)} "
+            f"for {_shape_text(shape)}"
+        )
+    return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape(shape)

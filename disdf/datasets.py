@@ -18,7 +18,6 @@ versions, is ignored: nothing in the data folder can vouch for the data.
 
 from __future__ import annotations
 
-import gzip
 import os
 from pathlib import Path
 
@@ -29,12 +28,14 @@ from disdf.data_files import (
     DATASETS,
     DEFAULT_DATA_DIR,
     MNIST_FILES,
+    MNIST_SHAPES,
     TABLES,
     DataFileError,
     TableSpec,
     data_dir,
     md5sum,
     pandas,
+    read_idx,
     verified,
     verified_table,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "DEFAULT_DATA_DIR",
     "MNIST_FILES",
+    "MNIST_SHAPES",
     "TABLES",
     "DataFileError",
     "TableSpec",
@@ -55,15 +57,6 @@ __all__ = [
     "mnist_files",
     "verified",
 ]
-
-
-def _read_idx(path: Path) -> np.ndarray:
-    with gzip.open(path, "rb") as handle:
-        raw = handle.read()
-    magic = int.from_bytes(raw[:4], "big")
-    n_dims = magic & 0xFF
-    shape = tuple(int.from_bytes(raw[4 + 4 * d : 8 + 4 * d], "big") for d in range(n_dims))
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * n_dims).reshape(shape)
 
 
 def mnist_files(data_dir_path: str | os.PathLike | None = None, download: bool = True) -> dict[str, Path]:
@@ -81,7 +74,8 @@ def load_mnist(
     data_dir_path: str | os.PathLike | None = None, download: bool = True
 ) -> dict[str, np.ndarray]:
     """MNIST's train (60,000) and test (10,000) splits; pixels as float64 in [0, 255]."""
-    arrays = {name: _read_idx(path) for name, path in mnist_files(data_dir_path, download).items()}
+    paths = mnist_files(data_dir_path, download)
+    arrays = {name: read_idx(path, MNIST_SHAPES[name]) for name, path in paths.items()}
     return {
         "X_train": arrays["train-images-idx3-ubyte.gz"].reshape(-1, 784).astype(np.float64),
         "y_train": arrays["train-labels-idx1-ubyte.gz"].astype(np.int64),

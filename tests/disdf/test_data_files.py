@@ -7,6 +7,8 @@ messages even when the checksum passes (the expected md5 monkeypatched).
 """
 
 import csv
+import gzip
+import struct
 from dataclasses import replace
 
 import numpy as np
@@ -14,13 +16,16 @@ import pandas as pd
 import pytest
 
 from disdf.data_files import (
+    MNIST_FILES,
+    MNIST_SHAPES,
     TABLES,
     DataFileError,
     md5sum,
     parse_table,
+    read_idx,
     table_fingerprint,
 )
-from disdf.datasets import load_dataset, load_subjects
+from disdf.datasets import load_dataset, load_mnist, load_subjects
 
 ECOLI_EXPECTED_MD5 = TABLES["ecoli"].md5
 
@@ -178,3 +183,56 @@ def test_a_truncated_table_is_refused_with_its_row_count(data_dir, tmp_path):
     path.write_bytes((data_dir / "ecoli.csv").read_bytes()[:-500])
     with pytest.raises(DataFileError, match=r"ecoli\.csv has 326 rows, expected 336$"):
         parse_table(path, TABLES["ecoli"], "ecoli.csv")
+
+
+def write_idx(path, magic, shape, n_values=None):
+    n_values = int(np.prod(shape)) if n_values is None else n_values
+    header = struct.pack(f">I{len(shape)}I", magic, *shape)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wb") as handle:
+        handle.write(header + bytes(n_values))
+    return path
+
+
+def test_mnist_files_of_another_shape_are_refused_even_when_the_checksum_passes(tmp_path, monkeypatch):
+    for name, shape in MNIST_SHAPES.items():
+        small = (5, *shape[1:])
+        path = write_idx(tmp_path / "mnist" / name, 0x0800 + len(shape), small)
+        monkeypatch.setitem(MNIST_FILES, name, md5sum(path))
+    with pytest.raises(
+        DataFileError,
+        match=r"train-images-idx3-ubyte\.gz holds 5 x 28 x 28 values \(IDX magic 2051\), "
+        r"expected 60000 x 28 x 28 \(IDX magic 2051\)$",
+    ):
+        load_mnist(tmp_path, download=False)
+
+
+@pytest.mark.parametrize(
+    ("magic", "shape", "n_values", "message"),
+    [
+        (
+            2049,
+            (10000,),
+            9999,
+            r"t10k-labels-idx1-ubyte\.gz has 9999 bytes of values, expected 10000 for 10000$",
+        ),
+        (
+            0x0D01,
+            (10000,),
+            None,
+            r"holds 10000 values \(IDX magic 3329\), expected 10000 \(IDX magic 2049\)$",
+        ),
+    ],
+    ids=["truncated", "not uint8"],
+)
+def test_an_idx_file_must_hold_its_shape_in_uint8(tmp_path, magic, shape, n_values, message):
+    path = write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", magic, shape, n_values)
+    with pytest.raises(DataFileError, match=message):
+        read_idx(path, MNIST_SHAPES[path.name])
+
+
+def test_an_idx_file_that_is_not_gzip_is_refused(tmp_path):
+    path = tmp_path / "t10k-labels-idx1-ubyte.gz"
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(DataFileError, match=r"t10k-labels-idx1-ubyte\.gz is not a readable gzip file"):
+        read_idx(path, MNIST_SHAPES[path.name])
