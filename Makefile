@@ -35,16 +35,17 @@ format: install
 	$(BIN)/ruff format disdf experiments tests scripts
 	$(BIN)/ruff check --fix disdf experiments tests scripts
 
+# The benchmarks' committed evidence: --record writes results/bench/ (without it a script writes build/bench/).
 bench: install
-	$(BIN)/python scripts/bench_solvers.py
-	$(BIN)/python scripts/bench_split_solves.py
-	$(BIN)/python scripts/bench_engine.py
-	$(BIN)/python scripts/solver_tolerance.py
-	$(BIN)/python scripts/bench_grow_tree.py
-	$(BIN)/python scripts/bench_split_breakdown.py --label after
-	$(BIN)/python scripts/bench_protocol_parts.py
-	$(BIN)/python scripts/bench_tree_floor.py
-	$(BIN)/python scripts/bench_protocol.py --label after
+	$(BIN)/python scripts/bench_solvers.py --record
+	$(BIN)/python scripts/bench_split_solves.py --record
+	$(BIN)/python scripts/bench_engine.py --record
+	$(BIN)/python scripts/solver_tolerance.py --record
+	$(BIN)/python scripts/bench_grow_tree.py --record
+	$(BIN)/python scripts/bench_split_breakdown.py --label after --record
+	$(BIN)/python scripts/bench_protocol_parts.py --record
+	$(BIN)/python scripts/bench_tree_floor.py --record
+	$(BIN)/python scripts/bench_protocol.py --label after --record
 	$(BIN)/python -m experiments.speed_report
 
 # DF21 (deep-forest-py310) on the first DF21_N_TRAIN MNIST images beside ours (both methods, the
@@ -55,7 +56,7 @@ DF21_N_TRAIN ?= 20000
 bench-df21: install
 	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
 	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
-	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train $(DF21_N_TRAIN) --n-jobs 2 --n-trees 100
+	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train $(DF21_N_TRAIN) --n-jobs 2 --n-trees 100 --record
 	$(BIN)/python scripts/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
 	cp build/ours_vs_df21/mnist_full.csv results/bench/ours_vs_df21_$(DF21_N_TRAIN).csv
 	$(BIN)/python -m experiments.speed_report
@@ -63,13 +64,13 @@ bench-df21: install
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
 soak: install
-	$(BIN)/python scripts/soak_resume.py --kills 50 --repetitions 50
+	$(BIN)/python scripts/soak_resume.py --kills 50 --repetitions 50 --record
 
 # Is engine=fast the same learner as scikit-learn's forests? Same splits under both, then a paired comparison.
 engine-equivalence: install
 	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=sklearn
 	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=fast
-	$(BIN)/python scripts/compare_engines.py
+	$(BIN)/python scripts/compare_engines.py --record
 
 # The headline: the paper's protocol, four tables, 100 repetitions, into results/ (resumes where a
 # previous run stopped). ENGINE=sklearn grows scikit-learn's forests instead, into results/sklearn/.

@@ -1,22 +1,23 @@
-"""The paper's datasets, read from a local data directory and checked by md5.
+"""The paper's datasets, read from a local data directory and checked against the package's checksums.
 
 The directory (the ``data_dir`` argument, else ``$DISDF_DATA_DIR``, else
 ``~/.cache/disdf``) holds ``parkinsons.csv``, ``ecoli.csv``, ``ionosphere.csv``
 and ``mnist/*.gz`` in the formats of the project's shared data (UCI tables as
 CSV with a header row, MNIST as the original gzip IDX files). Every file is
-verified against the md5 of the published original before it is parsed.
+verified against the md5 of the published original, written in
+:mod:`disdf.data_files`, before it is used, and its parsed shape and values are
+checked.
 
 A missing file is downloaded once (``download=True``, see
 :mod:`disdf.downloads`) and written into the directory, so later runs are
-offline. A UCI table rebuilt from ucimlrepo cannot have the original's bytes;
-it is checked against the published row and class counts instead, and its
-own md5 is recorded beside it (``<file>.md5``) so later reads still detect a
-truncated or altered file.
+offline. A UCI table rebuilt from ucimlrepo may not have the original's bytes;
+it is accepted only if its parsed content has the original's fingerprint (also
+written in the package). A ``<file>.md5`` beside a file, written by older
+versions, is ignored: nothing in the data folder can vouch for the data.
 """
 
 from __future__ import annotations
 
-import gzip
 import os
 from pathlib import Path
 
@@ -27,13 +28,16 @@ from disdf.data_files import (
     DATASETS,
     DEFAULT_DATA_DIR,
     MNIST_FILES,
+    MNIST_SHAPES,
     TABLES,
     DataFileError,
     TableSpec,
     data_dir,
     md5sum,
-    recorded_md5,
+    pandas,
+    read_idx,
     verified,
+    verified_table,
 )
 
 __all__ = [
@@ -41,6 +45,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "DEFAULT_DATA_DIR",
     "MNIST_FILES",
+    "MNIST_SHAPES",
     "TABLES",
     "DataFileError",
     "TableSpec",
@@ -50,27 +55,8 @@ __all__ = [
     "load_subjects",
     "md5sum",
     "mnist_files",
-    "recorded_md5",
     "verified",
 ]
-
-
-def _pandas():
-    """pandas parses the UCI tables; it comes with the ``data`` extra, not with the estimators."""
-    try:
-        import pandas
-    except ImportError as error:
-        raise ImportError("Reading the UCI tables needs pandas: pip install 'disdf[data]'") from error
-    return pandas
-
-
-def _read_idx(path: Path) -> np.ndarray:
-    with gzip.open(path, "rb") as handle:
-        raw = handle.read()
-    magic = int.from_bytes(raw[:4], "big")
-    n_dims = magic & 0xFF
-    shape = tuple(int.from_bytes(raw[4 + 4 * d : 8 + 4 * d], "big") for d in range(n_dims))
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * n_dims).reshape(shape)
 
 
 def mnist_files(data_dir_path: str | os.PathLike | None = None, download: bool = True) -> dict[str, Path]:
@@ -88,7 +74,8 @@ def load_mnist(
     data_dir_path: str | os.PathLike | None = None, download: bool = True
 ) -> dict[str, np.ndarray]:
     """MNIST's train (60,000) and test (10,000) splits; pixels as float64 in [0, 255]."""
-    arrays = {name: _read_idx(path) for name, path in mnist_files(data_dir_path, download).items()}
+    paths = mnist_files(data_dir_path, download)
+    arrays = {name: read_idx(path, MNIST_SHAPES[name]) for name, path in paths.items()}
     return {
         "X_train": arrays["train-images-idx3-ubyte.gz"].reshape(-1, 784).astype(np.float64),
         "y_train": arrays["train-labels-idx1-ubyte.gz"].astype(np.int64),
@@ -110,12 +97,8 @@ def load_dataset(
         raise ValueError(f"Unknown dataset {name!r}; expected one of {DATASETS}")
     spec = TABLES[name]
     fetch = (lambda path: fetch_uci_table(spec, path)) if download else None
-    path = verified(data_dir(data_dir_path) / spec.filename, spec.md5, fetch)
-    pd = _pandas()
-    frame = pd.read_csv(path)
-    y = frame.pop(spec.target).to_numpy()
-    X = frame.drop(columns=list(spec.drop)).to_numpy(dtype=np.float64)
-    return X, y
+    table = verified_table(data_dir(data_dir_path) / spec.filename, spec, fetch)
+    return table.X, table.y
 
 
 def load_subjects(name: str, data_dir_path: str | os.PathLike | None = None) -> np.ndarray:
@@ -129,8 +112,8 @@ def load_subjects(name: str, data_dir_path: str | os.PathLike | None = None) -> 
         with_subjects = sorted(n for n, s in TABLES.items() if s.subject is not None)
         raise ValueError(f"Dataset {name!r} has no subjects; datasets with subjects: {with_subjects}")
     column, pattern = spec.subject
-    path = verified(data_dir(data_dir_path) / spec.filename, spec.md5, None)
-    names = _pandas().read_csv(path, usecols=[column])[column]
+    path = data_dir(data_dir_path) / spec.filename
+    names = pandas().Series(verified_table(path, spec).dropped[column], name=column)
     subjects = names.str.extract(pattern, expand=False)
     if subjects.isna().any():
         raise ValueError(f"{path}: {column} {names[subjects.isna()].iloc[0]!r} does not match {pattern!r}")

@@ -2,19 +2,30 @@
 
 MNIST's four original gzip files come from public mirrors and must match the
 original md5. UCI tables come through ucimlrepo; the rebuilt CSV is checked
-against the published row and class counts and its md5 recorded beside it.
+against the published row and class counts, and written only if it parses to
+the original's content (the fingerprint in :mod:`disdf.data_files`), which is
+what later reads check it against.
 Every file is written to a temporary name and renamed, so a failed download
 never leaves a partial file behind.
 """
 
 from __future__ import annotations
 
+import io
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from disdf.atomic_files import write_bytes_atomically
-from disdf.data_files import DATA_DIR_ENV, MNIST_FILES, DataFileError, TableSpec, md5sum
+from disdf.data_files import (
+    DATA_DIR_ENV,
+    MNIST_FILES,
+    DataFileError,
+    TableSpec,
+    md5sum,
+    parse_table,
+    table_fingerprint,
+)
 
 MNIST_MIRRORS = (
     "https://ossci-datasets.s3.amazonaws.com/mnist/",
@@ -49,7 +60,7 @@ def fetch_mnist_file(path: Path) -> None:
 
 
 def fetch_uci_table(spec: TableSpec, path: Path) -> None:
-    """Rebuild a UCI table with ucimlrepo, check its counts, write it and record its md5."""
+    """Rebuild a UCI table with ucimlrepo, check its counts and parsed content, and write it."""
     try:
         from ucimlrepo import fetch_ucirepo
 
@@ -67,5 +78,19 @@ def fetch_uci_table(spec: TableSpec, path: Path) -> None:
             f"ucimlrepo returned {len(frame)} rows with classes {counts} for UCI id {spec.uci_id}; "
             f"expected {spec.n_rows} rows with {spec.class_counts}. Not writing {path}."
         )
-    write_bytes_atomically(path, frame.to_csv(index=False, lineterminator="\n").encode())
-    path.with_name(path.name + ".md5").write_text(f"{md5sum(path)}  {path.name} (rebuilt by ucimlrepo)\n")
+    data = frame.to_csv(index=False, lineterminator="\n").encode()
+    _require_original_content(data, spec, path)
+    write_bytes_atomically(path, data)
+
+
+def _require_original_content(data: bytes, spec: TableSpec, path: Path) -> None:
+    """Refuse a rebuilt CSV that parses to anything but the original: it would be refused when read."""
+    source = f"ucimlrepo's table for UCI id {spec.uci_id}"
+    try:
+        table = parse_table(io.BytesIO(data), spec, source)
+    except DataFileError as error:
+        raise DataFileError(f"{error}. Not writing {path}.") from error
+    if table_fingerprint(table) != spec.fingerprint:
+        raise DataFileError(
+            f"{source} parses to other values than the original {spec.filename}. Not writing {path}."
+        )

@@ -11,6 +11,11 @@ different-class pairs per fold model).
 Writes ``<output_dir>/mnist_full.csv`` (one row per method, rewritten after
 each method so a failure keeps what finished) and the section
 :func:`report_section` of ``<output_dir>/REPORT.md``.
+
+The committed files (results/mnist_full.csv, results/mnist_full_history.csv and
+REPORT.md's section) are written only by the committed settings
+(:func:`check_committed_folder`); any other run, such as a slice, writes
+build/mnist_full/ unless its command chose a folder (:func:`run_output_dir`).
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from scipy import stats
 import disdf
 from disdf.atomic_files import replaced_atomically
 from disdf.datasets import load_mnist, mnist_files
-from experiments.composition import estimator_specs
+from experiments.composition import compose_config, estimator_specs
 from experiments.durable import check_writable
+from experiments.guards import writes_headline
 from experiments.protocol import Unit
 from experiments.provenance import measurement_stamp
 from experiments.report import put_section
@@ -48,6 +54,10 @@ MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 CSV_NAME = "mnist_full.csv"
 #: Every run's rows, each with the commit it ran: what the speed section compares over time.
 HISTORY_NAME = "mnist_full_history.csv"
+#: The run whose rows and REPORT section are committed in results/.
+COMMITTED_EXPERIMENT = "mnist_full"
+#: Where any other run (a slice, a smoke run) writes unless its command chose a folder.
+OTHER_RUNS_DIR = "build/mnist_full"
 
 
 def peak_memory_gb() -> float:
@@ -67,6 +77,85 @@ def check_settings(cfg: DictConfig) -> None:
             raise ValueError(f"full_mnist.{name} must be null (all) or in [1, {limit}]; got {value}")
     if settings.n_trees < 1:
         raise ValueError(f"full_mnist.n_trees must be >= 1; got {settings.n_trees}")
+
+
+def measured_settings(cfg: DictConfig) -> dict[str, Any]:
+    """Every setting that changes what a run measures or reports, by its dotted name.
+
+    ``runtime.n_jobs`` is one, as the number of workers it resolves to: the fit
+    times, the peak memory and the budgets' verdicts depend on it.
+    """
+    return {
+        **_dotted("full_mnist", OmegaConf.to_container(cfg.full_mnist, resolve=True)),
+        **_dotted("model", OmegaConf.to_container(cfg.model, resolve=True)),
+        **_dotted("solver", OmegaConf.to_container(cfg.solver, resolve=True)),
+        "protocol.methods": list(cfg.protocol.methods),
+        # The specs as written: their interpolations of model.* and solver.* are compared there.
+        **_dotted("methods", OmegaConf.to_container(cfg.methods)),
+        "runtime.n_jobs": effective_n_jobs(cfg.runtime.n_jobs),
+    }
+
+
+def _dotted(prefix: str, value: Any) -> dict[str, Any]:
+    """Nested dicts flattened to dotted names, so that a difference names the one setting."""
+    if isinstance(value, dict) and value:
+        return {k: v for key, item in value.items() for k, v in _dotted(f"{prefix}.{key}", item).items()}
+    return {prefix: value}
+
+
+def differing_settings(cfg: DictConfig) -> list[str]:
+    """The measured settings in which ``cfg`` differs from the committed run, each as
+    ``name=value (committed: value)``."""
+    committed = measured_settings(compose_config(f"experiment={COMMITTED_EXPERIMENT}"))
+    found = measured_settings(cfg)
+    names = list(found) + [name for name in committed if name not in found]
+    return [
+        f"{name}={_shown(found.get(name))} (committed: {_shown(committed.get(name))})"
+        for name in names
+        if found.get(name) != committed.get(name)
+    ]
+
+
+def _shown(value: Any) -> str:
+    """A value as it is written on the command line."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_shown, value)) + "]"
+    return str(value)
+
+
+def check_committed_folder(cfg: DictConfig) -> None:
+    """Only the committed settings may write results/mnist_full*.csv and REPORT.md's full-MNIST section."""
+    if not writes_headline(cfg.runtime.output_dir):
+        return
+    differing = differing_settings(cfg)
+    if differing:
+        raise ValueError(
+            f"runtime.output_dir={cfg.runtime.output_dir} holds the committed full-MNIST results, written "
+            f"only by `make mnist-full` (experiment={COMMITTED_EXPERIMENT} as committed); this run differs "
+            f"in {'; '.join(differing)}. Choose another folder, e.g. runtime.output_dir={OTHER_RUNS_DIR} "
+            "(such a run's default)"
+        )
+
+
+def run_output_dir(cfg: DictConfig, overrides: list[str]) -> str:
+    """The folder a run writes: the configured one, except that a run differing from the committed
+    one writes :data:`OTHER_RUNS_DIR` instead of results/ unless its command chose results/ (which
+    :func:`check_committed_folder` then refuses). ``overrides``: the command's (Hydra's task overrides).
+    """
+    output_dir = str(cfg.runtime.output_dir)
+    chosen = any(item.lstrip("+~").startswith("runtime.output_dir=") for item in overrides)
+    if chosen or not writes_headline(output_dir):
+        return output_dir
+    differing = differing_settings(cfg)
+    if not differing:
+        return output_dir
+    log.info(
+        f"Not the committed run (differs in {'; '.join(differing)}): writing {OTHER_RUNS_DIR}/, "
+        f"not {output_dir}/"
+    )
+    return OTHER_RUNS_DIR
 
 
 def fit_and_score(method: str, specs: dict, settings: dict, n_jobs: int, data_dir) -> dict:
@@ -139,6 +228,7 @@ def mcnemar(predictions: dict[str, np.ndarray], y_test: np.ndarray) -> dict[str,
 def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
     """Both methods, one fresh process each; the CSV after each, the REPORT section at the end."""
     check_settings(cfg)
+    check_committed_folder(cfg)
     output_dir = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     mnist_files(cfg.data.dir, download=False)  # a missing or altered file fails here, before any fit
     model = OmegaConf.to_container(cfg.model, resolve=True)

@@ -3,7 +3,8 @@
 The reference point for our own full-MNIST timing (``scripts/mnist_full.py`` ->
 results/mnist_full.csv): DF21's ``CascadeForestClassifier`` is fitted on the first
 ``--n-train`` training images and scored on the first ``--n-test`` test images, and one row is
-appended to ``--output`` (default results/bench/df21_mnist.csv).
+appended to ``--output`` (default build/bench/df21_mnist.csv; results/bench/df21_mnist.csv with
+``--record``, as ``make bench-df21`` runs it: scripts/bench_output.py).
 
 DF21 cannot be installed beside this package: deep-forest-py310 0.1.9 pins
 scikit-learn<1.6 (and calls ``check_array(force_all_finite=...)``, gone in scikit-learn 1.8) and
@@ -58,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_output import add_record_flag, bench_output
 
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049
@@ -102,7 +104,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mode", choices=("native", "kfold"), default="native")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", type=int, default=1, help="DF21's verbosity (0: silent)")
-    parser.add_argument("--output", type=Path, default=Path("results/bench/df21_mnist.csv"))
+    parser.add_argument("--output", type=Path, help="the CSV to append to (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args(argv)
     for name, value, low, high in (
         ("--n-train", args.n_train, N_FOLDS, MNIST_TRAIN),
@@ -248,6 +251,7 @@ def append_row(path: Path, row: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    output = bench_output(args, "df21_mnist", args.output)
     import_deepforest()  # fail before reading the data
     data = load_mnist(args.data_dir, args.n_train, args.n_test)
     result = run(args, data)
@@ -266,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
     }
-    append_row(args.output, row)
+    append_row(output, row)
     print(", ".join(f"{key}={row[key]}" for key in COLUMNS))
 
 

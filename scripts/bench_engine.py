@@ -14,6 +14,7 @@ Single-threaded (one core); run it on an otherwise idle machine.
 
 Usage: python scripts/bench_engine.py [--part forests|repetition|both] [--repeats 3]
        [--engines sklearn fast] [--variants before after]   (re-measure only these rows)
+       [--record]   (into results/bench/, as `make bench`; else build/bench/: scripts/bench_output.py)
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade
@@ -39,7 +40,6 @@ from experiments.composition import compose_config, estimator_specs
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import make_estimator, run_split
 
-OUT = Path("results/bench")
 DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
 
 
@@ -198,21 +198,21 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
     parser.add_argument("--engines", nargs="+", choices=["sklearn", "fast"], default=["sklearn", "fast"])
     parser.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["before", "after"])
+    add_record_flag(parser)
     args = parser.parse_args()
     threadpool_limits(1)  # one core: BLAS threads would fight any other process for the second one
-    OUT.mkdir(parents=True, exist_ok=True)
     if args.part in ("forests", "both"):
+        path = bench_output(args, "engine")
         forests = bench_forests(args.repeats, args.engines)
-        path = OUT / "engine.csv"
         if path.exists():  # keep the rows of engines not re-measured now
             old = pd.read_csv(path)
             forests = pd.concat([old[~old["engine"].isin(args.engines)], forests])
         forests = with_speedups(forests)
-        forests.to_csv(OUT / "engine.csv", index=False, float_format="%.4g")
+        forests.to_csv(path, index=False, float_format="%.4g")
         print(forests.groupby(["kind", "d"])[["fit_speedup", "proba_speedup"]].median())
     if args.part in ("repetition", "both"):
+        path = bench_output(args, "repetition")
         repetition = bench_repetition(args.datasets, args.variants)
-        path = OUT / "repetition.csv"
         if path.exists():  # keep the rows of (dataset, variant) pairs not re-measured now
             kept = pd.read_csv(path).merge(repetition[["dataset", "variant"]], how="left", indicator=True)
             repetition = pd.concat([kept[kept["_merge"] == "left_only"].drop(columns="_merge"), repetition])

@@ -6,8 +6,8 @@ feature, done once per forest), which is reported too. n in {10,000, 40,000}
 (40,000 = a fold model's training rows on all of MNIST), both forest kinds of
 the cascade. Single-threaded; run on an otherwise idle machine.
 
-Usage: python scripts/bench_engine_large.py [--sizes 10000 40000] [--trees 8 24]
-       -> results/bench/engine_large.csv
+Usage: python scripts/bench_engine_large.py [--sizes 10000 40000] [--trees 8 24] [--record]
+       -> build/bench/engine_large.csv (results/bench/ with --record; or --out)
 """
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 from disdf.datasets import load_mnist
 from disdf.fast_forest import FastForest, FastForestParams
 
-ROOT = Path(__file__).resolve().parents[1]
 KINDS = {
     "completely_random": (
         FastForestParams(random_splits=True, max_features=1, bootstrap=False),
@@ -51,8 +51,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 40_000])
     parser.add_argument("--trees", type=int, nargs=2, default=[8, 24])
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench" / "engine_large.csv")
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "engine_large", args.out)
     mnist = load_mnist(download=False)
     few, many = args.trees
     # Load the compiled kernels before timing.
@@ -78,9 +80,8 @@ def main() -> None:
                         }
                     )
                     print(rows[-1], flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    pd.DataFrame(rows).to_csv(args.out, index=False, float_format="%.4g")
-    print(f"wrote {args.out}")
+    pd.DataFrame(rows).to_csv(output, index=False, float_format="%.4g")
+    print(f"wrote {output}")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,8 @@ includes the forest's presorting), random-forest and completely-random kinds. Th
 versions alternate (old, new, old, new, ...) for ``--rounds`` rounds, so a
 background load slows both alike; a round's time is the best of ``--inner``
 calls and a row's time is the median over the rounds
--> results/bench/grow_tree.csv (kind, n_examples, n_trees, version,
-median_seconds, rounds).
+-> build/bench/grow_tree.csv, results/bench/grow_tree.csv with ``--record`` (kind,
+n_examples, n_trees, version, median_seconds, rounds).
 
 ``--check``: instead of timing, grow forests with both versions on random
 datasets (both kinds, bootstrap on and off, min_samples_leaf > 1, max_depth
@@ -40,11 +40,11 @@ from types import ModuleType
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 
 import disdf.fast_forest.kernels as new_kernels
 from experiments.protocol import load_pool
 
-OUT = Path("results/bench")
 KERNELS_PATH = "disdf/fast_forest/kernels.py"
 # kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)
 KINDS = {"random_forest": (False, True, 28), "completely_random": (True, False, 1)}
@@ -181,14 +181,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--inner", type=int, default=3, help="calls per round and version (best kept)")
     parser.add_argument("--check", action="store_true", help="compare outputs instead of timing")
+    add_record_flag(parser)
     args = parser.parse_args()
     versions = {"old": load_old_kernels(args.old_ref), "new": new_kernels}
     if args.check:
         check(versions)
         return
-    OUT.mkdir(parents=True, exist_ok=True)
+    output = bench_output(args, "grow_tree")
     frame = bench(versions, args.rounds, args.inner)
-    frame.to_csv(OUT / "grow_tree.csv", index=False, float_format="%.5g")
+    frame.to_csv(output, index=False, float_format="%.5g")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """Wall time of a sample of the protocol, end to end, and whether its records equal the headline's.
 
-    python scripts/bench_protocol.py --label after   # -> results/bench/protocol_sample.csv
+    python scripts/bench_protocol.py --label after --record   # -> results/bench/protocol_sample.csv
+
+(without ``--record``: build/bench/protocol_sample.csv; ``--output`` names another file).
 
 Runs ``python -m experiments.run experiment=paper protocol.repetitions=R`` (every cell's first R
 repetitions: R / 100 of `make reproduce`, with its parallelism, ``runtime.n_jobs``) into a fresh
@@ -29,6 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_output import add_record_flag, bench_output
 from compare_records import compare, records_by_key
 
 from experiments.provenance import measurement_stamp
@@ -43,10 +46,12 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--checkout", type=Path, default=ROOT, help="whose code runs (default: this one)")
     parser.add_argument("--headline", type=Path, default=ROOT / "results", help="committed records")
-    parser.add_argument("--output", type=Path, default=ROOT / "results" / "bench" / "protocol_sample.csv")
+    parser.add_argument("--output", type=Path, help="the CSV to append to (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
     if not 1 <= args.repetitions <= 100:
         parser.error(f"--repetitions must be in [1, 100]; got {args.repetitions}")
+    output = bench_output(args, "protocol_sample", args.output)
     with tempfile.TemporaryDirectory(prefix="protocol_sample_") as folder:
         command = [
             sys.executable,
@@ -77,10 +82,9 @@ def main() -> None:
         **measurement_stamp(args.checkout),
     }
     frame = pd.DataFrame([row])
-    if args.output.exists():
-        frame = pd.concat([pd.read_csv(args.output), frame], ignore_index=True)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.output, index=False)
+    if output.exists():
+        frame = pd.concat([pd.read_csv(output), frame], ignore_index=True)
+    frame.to_csv(output, index=False)
     print(frame.to_string(index=False))
 
 

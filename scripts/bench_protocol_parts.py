@@ -1,6 +1,8 @@
 """Where the whole protocol's time goes, by part, and what 2 cores would need with a part removed.
 
-    python scripts/bench_protocol_parts.py            # -> results/bench/protocol_parts.csv
+    python scripts/bench_protocol_parts.py --record   # -> results/bench/protocol_parts.csv
+
+(without ``--record``: build/bench/protocol_parts.csv; ``--output`` names another file).
 
 For every cell (dataset, N) of experiment=paper, the protocol's split job (every T, both
 methods, level 1 shared, as `make reproduce` runs it) is timed on ``--splits`` of the headline's
@@ -19,22 +21,23 @@ from collections import defaultdict
 from pathlib import Path
 
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from bench_split_breakdown import install_timers, seconds_by_part, split_job
 from threadpoolctl import threadpool_limits
 
 from experiments.composition import compose_config
 from experiments.provenance import measurement_stamp
 
-OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "protocol_parts.csv"
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=2, help="headline splits (repetitions 0..) per cell")
-    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
     if args.splits < 1:
         parser.error(f"--splits must be >= 1; got {args.splits}")
+    output = bench_output(args, "protocol_parts", args.output)
     cfg = compose_config("experiment=paper")
     protocol = cfg.protocol
     clock: dict[str, float] = defaultdict(float)
@@ -51,8 +54,7 @@ def main() -> None:
                 rows.append({**row, **context})
                 print(row, flush=True)
     frame = pd.DataFrame(rows)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.output, index=False, float_format="%.4f")
+    frame.to_csv(output, index=False, float_format="%.4f")
     print(frame.drop(columns="libraries").to_string(index=False))
 
 

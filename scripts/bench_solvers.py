@@ -1,6 +1,7 @@
 """Benchmark the weight solvers: time, objective and gap to the optimum.
 
-Writes ``results/bench/solvers.csv``: one row per (instance, T, n, C, solver).
+Writes ``results/bench/solvers.csv`` with ``--record`` (else build/bench/solvers.csv): one row per
+(instance, T, n, C, solver).
 Instances are weight problems of eq. (70)-(72) for T in {100, 1000} trees,
 n in {40, 120} held-out examples and C in {2, 10} classes, of two kinds:
 
@@ -12,7 +13,7 @@ n in {40, 120} held-out examples and C in {2, 10} classes, of two kinds:
 ``excess`` is (J - J*) / J*, J* being the best objective any solver reached;
 ``speedup_vs_qp`` is the qp time over the solver's time.
 
-Usage: python scripts/bench_solvers.py [--out results/bench/solvers.csv] [--quick]
+Usage: python scripts/bench_solvers.py [--record | --out <file>] [--quick]
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
@@ -57,9 +59,11 @@ def forest_statistics(n: int, n_trees: int, n_classes: int, seed: int = 0) -> Pa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=Path("results/bench/solvers.csv"))
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
     parser.add_argument("--quick", action="store_true", help="T=100 only (a smoke run)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "solvers", args.out)
 
     rows = []
     for kind in ("forest", "synthetic"):
@@ -104,10 +108,9 @@ def main() -> None:
                     rows.extend(block)
     frame = pd.DataFrame(rows)
     frame["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out, index=False)
+    frame.to_csv(output, index=False)
     away = frame[frame.solver.str.startswith("frank_wolfe_away")]
-    print(f"\nwrote {args.out}")
+    print(f"\nwrote {output}")
     columns = ["instance", "T", "n", "C", "solver", "seconds", "n_iter", "excess", "speedup_vs_qp"]
     print(away[columns].to_string(index=False))
 

@@ -1,6 +1,8 @@
 """Where one split's time goes: growing trees, per-tree probabilities, weights, everything else.
 
-    python scripts/bench_split_breakdown.py --label after    # -> results/bench/split_breakdown.csv
+    python scripts/bench_split_breakdown.py --label after --record   # -> results/bench/split_breakdown.csv
+
+(without ``--record``: build/bench/split_breakdown.csv).
 
 Runs the protocol's split job (every T and both methods of experiment=paper, level 1 shared, as
 `make reproduce` does) for a few headline splits per dataset at N = 120, in one process with one
@@ -26,9 +28,9 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 import disdf.discriminative
@@ -40,7 +42,6 @@ from experiments.config import default_data_dir
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import run_split
 
-OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "split_breakdown.csv"
 #: (owner, function, category): the outermost calls of each category.
 TIMED = [
     (FastForest, "fit", "trees"),
@@ -117,7 +118,9 @@ def main() -> None:
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--N", type=int, default=120)
     parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "split_breakdown")
     clock: dict[str, float] = defaultdict(float)
     install_timers(clock)
     rows = []
@@ -130,12 +133,11 @@ def main() -> None:
             rows.append(row)
             print(row, flush=True)
     frame = pd.DataFrame(rows)
-    if OUTPUT.exists():
-        earlier = pd.read_csv(OUTPUT)
+    if output.exists():
+        earlier = pd.read_csv(output)
         if "label" in earlier:
             frame = pd.concat([earlier[earlier["label"] != args.label], frame], ignore_index=True)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(OUTPUT, index=False, float_format="%.4f")
+    frame.to_csv(output, index=False, float_format="%.4f")
     print(frame.to_string(index=False))
 
 

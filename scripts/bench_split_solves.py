@@ -1,6 +1,8 @@
 """The weight solves of real protocol splits under two solver settings: time, iterations, agreement.
 
-    python scripts/bench_split_solves.py   # -> results/bench/split_solves.csv
+    python scripts/bench_split_solves.py --record   # -> results/bench/split_solves.csv
+
+(without ``--record``: build/bench/split_solves.csv; ``--output`` names another file).
 
 For each dataset, one split at N (default 120) runs as the protocol runs it (every T, both
 methods, level 1 shared) while every weight problem DisDF solves is recorded with its warm start.
@@ -27,12 +29,12 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_output import add_record_flag, bench_output
 from bench_split_breakdown import split_job
 
 import disdf.discriminative
 from disdf.weights import solve_weights
 
-ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = {
     "newton_adds_trees": {},
     "support_newton": {"newton_every": 20, "newton_adds_trees": False},
@@ -71,8 +73,10 @@ def main() -> None:
     parser.add_argument("--N", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--reference", default="support_newton", choices=sorted(SETTINGS))
-    parser.add_argument("--output", type=Path, default=ROOT / "results" / "bench" / "split_solves.csv")
+    parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "split_solves", args.output)
     rows = []
     with threadpool_limits(1):
         for dataset in args.datasets:
@@ -106,8 +110,7 @@ def main() -> None:
                 )
                 print(rows[-1], flush=True)
     frame = pd.DataFrame(rows)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.output, index=False, float_format="%.6g")
+    frame.to_csv(output, index=False, float_format="%.6g")
     print(frame.to_string(index=False))
 
 

@@ -8,11 +8,11 @@ the tests). For each batch size B and iteration count K, 5 seeds of
 :func:`disdf.weights.stochastic_frank_wolfe.stochastic_frank_wolfe`; the excess
 (J(w) - J*) / J* is evaluated with every pair.
 
-Writes ``results/bench/stochastic_fw.csv``: mean, max and standard deviation of
-the excess over the seeds, mean seconds, and the memory of one batch (B x T
+Writes ``results/bench/stochastic_fw.csv`` (with ``--record``; else build/bench/): mean, max and
+standard deviation of the excess over the seeds, mean seconds, and the memory of one batch (B x T
 floats) against that of every different-class pair (n_pairs x T floats).
 
-Usage: python scripts/bench_stochastic_fw.py [--out results/bench/stochastic_fw.csv]
+Usage: python scripts/bench_stochastic_fw.py [--record | --out <file>]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
@@ -31,7 +32,6 @@ from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
 
-ROOT = Path(__file__).resolve().parents[1]
 N_TREES = 100
 SEEDS = range(5)
 
@@ -46,8 +46,10 @@ def held_out_probabilities(n: int, n_classes: int, seed: int = 0) -> tuple[np.nd
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench" / "stochastic_fw.csv")
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "stochastic_fw", args.out)
     rows = []
     for n_classes in (2, 10):
         for n in (100, 300):
@@ -95,9 +97,8 @@ def main() -> None:
                             flush=True,
                         )
     frame = pd.DataFrame(rows).assign(machine=f"{platform.node()} {platform.machine()}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out, index=False)
-    print(f"wrote {args.out}")
+    frame.to_csv(output, index=False)
+    print(f"wrote {output}")
 
 
 if __name__ == "__main__":

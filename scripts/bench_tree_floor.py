@@ -1,6 +1,6 @@
 """Per-tree fit time of the fast engine against scikit-learn and against a floor from the operation count.
 
-    python scripts/bench_tree_floor.py   # -> results/bench/tree_floor.csv
+    python scripts/bench_tree_floor.py --record   # -> results/bench/tree_floor.csv (else build/bench/)
 
 For each dataset, a protocol fold (n = 80 examples: two thirds of N = 120) and, for MNIST, a
 fold of the full-MNIST run (n = 40,000), both forest kinds of a level are grown by the fast
@@ -27,11 +27,11 @@ from __future__ import annotations
 import argparse
 import time
 from functools import partial
-from pathlib import Path
 
 import numba as nb
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 from disdf.fast_forest import FastForest, kernels
@@ -41,7 +41,6 @@ from experiments.config import default_data_dir
 from experiments.protocol import load_pool
 from experiments.provenance import measurement_stamp
 
-OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "tree_floor.csv"
 KINDS = ("random_forest", "completely_random")
 #: (dataset, examples, T): protocol folds, and one full-MNIST fold. A tree's time is the marginal
 #: one, (time of 3T trees - time of T trees) / 2T, without the forest's fixed cost.
@@ -119,7 +118,9 @@ def seconds(function, repeats: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "tree_floor")
     rows = []
     with threadpool_limits(1):
         for dataset, n, n_trees in CASES:
@@ -159,8 +160,7 @@ def main() -> None:
                 rows.append(row)
                 print(row, flush=True)
     frame = pd.DataFrame(rows).assign(**measurement_stamp())
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(OUTPUT, index=False, float_format="%.4g")
+    frame.to_csv(output, index=False, float_format="%.4g")
     print(frame.to_string(index=False))
 
 

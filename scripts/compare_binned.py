@@ -1,6 +1,6 @@
 """Is ``engine="binned"`` the same learner as ``engine="fast"`` on large data? A TOST on MNIST slices.
 
-    python scripts/compare_binned.py   # -> results/bench/binned_equivalence.csv
+    python scripts/compare_binned.py --record   # -> results/bench/binned_equivalence.csv (else build/bench/)
 
 The binned engine grows the fast engine's trees wherever no feature has more than 256 distinct
 values: on every forest of the paper's protocol (at most 80 training examples: tested) and on
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 
 from disdf.datasets import load_mnist
 from experiments.composition import compose_config, estimator_specs
@@ -34,7 +34,6 @@ from experiments.protocol import Unit
 from experiments.stats import tost_paired
 from experiments.unit import make_estimator
 
-OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "binned_equivalence.csv"
 MARGIN_PP = 0.5
 ALPHA = 0.05
 
@@ -55,7 +54,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--slices", type=int, default=8)
     parser.add_argument("--n-train", type=int, default=3000)
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "binned_equivalence")
     mnist = load_mnist(default_data_dir(), download=False)
     rows = []
     for seed in range(args.slices):
@@ -84,8 +85,7 @@ def main() -> None:
     summary |= {key: tost[key] for key in ("mean", "ci_low", "ci_high", "p_tost", "equivalent")}
     summary["margin_pp"] = MARGIN_PP
     frame = pd.concat([frame, pd.DataFrame([summary])], ignore_index=True)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(OUTPUT, index=False, float_format="%.6g")
+    frame.to_csv(output, index=False, float_format="%.6g")
     print(frame.to_string(index=False))
 
 

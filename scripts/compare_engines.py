@@ -22,7 +22,9 @@ and the time per unit.
 
     python -m experiments.run experiment=engine_equivalence model.engine=sklearn
     python -m experiments.run experiment=engine_equivalence model.engine=fast
-    python scripts/compare_engines.py   # -> results/bench/engine_equivalence.csv
+    python scripts/compare_engines.py --record   # -> results/bench/engine_equivalence.csv
+
+(without ``--record``: build/bench/engine_equivalence.csv; ``--out`` names another file).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import argparse
 from pathlib import Path
 
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 
 from experiments.records import RecordStore
 from experiments.stats import tost_paired
@@ -120,14 +123,15 @@ def verdict(table: pd.DataFrame) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=Path, default=Path("results/engine_equivalence"))
-    parser.add_argument("--out", type=Path, default=Path("results/bench/engine_equivalence.csv"))
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "engine_equivalence", args.out)
     table = equivalence_table(pair_runs(load(args.runs / "sklearn"), load(args.runs / "fast")))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, index=False, float_format="%.4g")
+    table.to_csv(output, index=False, float_format="%.4g")
     with pd.option_context("display.width", 220, "display.max_columns", 20):
         print(table.round(4).to_string(index=False))
-    print(f"\n{verdict(table)}\nwrote {args.out}")
+    print(f"\n{verdict(table)}\nwrote {output}")
 
 
 if __name__ == "__main__":

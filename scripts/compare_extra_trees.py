@@ -1,7 +1,9 @@
 """Are the baselines' extremely randomised trees (max_features="sqrt") on the fast engine the same
 learner as scikit-learn's ExtraTreesClassifier? Same splits, paired by split, and a TOST.
 
-    python scripts/compare_extra_trees.py   # -> results/bench/extra_trees_engines.csv
+    python scripts/compare_extra_trees.py --record   # -> results/bench/extra_trees_engines.csv
+
+(without ``--record``: build/bench/extra_trees_engines.csv).
 
 Headline splits (the protocol's seeds) at N in {50, 120}, 400 trees (T = 100 times 4), 25 splits
 per (dataset, N): mean accuracy of each, the paired difference with its 95 % t-interval, and,
@@ -13,10 +15,10 @@ from are 1.4-2.8 points; scikit-learn itself would take hours for the full proto
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from sklearn.ensemble import ExtraTreesClassifier
 
 from disdf.baselines import PlainForestClassifier
@@ -24,7 +26,6 @@ from experiments.config import default_data_dir
 from experiments.protocol import draw_split, load_pool, split_seed, test_size
 from experiments.stats import mean_ci, tost_paired
 
-OUTPUT = Path(__file__).resolve().parents[1] / "results" / "bench" / "extra_trees_engines.csv"
 #: Equivalence margin of the pooled TOST, in percentage points (declared before the run).
 MARGIN_PP = 1.0
 
@@ -59,7 +60,9 @@ def main() -> None:
     parser.add_argument("--splits", type=int, default=25)
     parser.add_argument("--Ns", type=int, nargs="+", default=[50, 120])
     parser.add_argument("--datasets", nargs="+", default=["parkinsons", "ecoli", "ionosphere", "mnist"])
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "extra_trees_engines")
     rows = [compare(d, args.splits, N) for d in args.datasets for N in args.Ns]
     pooled = np.concatenate([row.pop("differences") for row in rows])
     tost = tost_paired(pooled, MARGIN_PP)
@@ -76,8 +79,7 @@ def main() -> None:
         }
     )
     frame = pd.DataFrame(rows)
-    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(OUTPUT, index=False, float_format="%.4f")
+    frame.to_csv(output, index=False, float_format="%.4f")
     print(frame.to_string(index=False))
 
 

@@ -5,10 +5,10 @@ on scikit-learn's breast cancer, wine and digits data, so that no choice is
 made on the paper's datasets or on any test split of theirs. Same protocol
 shape as the paper: N training and round(2N/3) test examples, T = 100.
 
-Writes results/bench/tuning.csv (one row per dataset, N, repetition, variant)
-and prints mean accuracies with a paired Wilcoxon test against gcForest.
+Writes results/bench/tuning.csv with ``--record``, else build/bench/tuning.csv (one row per
+dataset, N, repetition, variant) and prints mean accuracies with a paired Wilcoxon test against gcForest.
 
-Usage: python scripts/compare_tuning.py [--repetitions 10] [--n-jobs -1]
+Usage: python scripts/compare_tuning.py [--repetitions 10] [--n-jobs -1] [--record | --out <file>]
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import argparse
 from pathlib import Path
 
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
@@ -55,8 +56,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=10)
     parser.add_argument("--n-jobs", type=int, default=-1)
-    parser.add_argument("--out", type=Path, default=Path("results/bench/tuning.csv"))
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "tuning", args.out)
     pools = {name: Pool(*loader(return_X_y=True)) for name, loader in DATASETS.items()}
     jobs = [
         delayed(one)(name, pools[name], N, r)
@@ -66,8 +69,7 @@ def main() -> None:
     ]
     rows = [row for block in Parallel(n_jobs=args.n_jobs)(jobs) for row in block]
     frame = pd.DataFrame(rows)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out, index=False)
+    frame.to_csv(output, index=False)
     wide = frame.pivot_table(index=["dataset", "N", "repetition"], columns="variant", values="accuracy")
     summary = wide.groupby(["dataset", "N"]).mean()
     for variant in ("disdf_fixed", "disdf_tuned"):
@@ -80,7 +82,7 @@ def main() -> None:
     print("\nmean over all cells:", {k: round(float(v), 4) for k, v in overall.items()})
     p_value = paired_wilcoxon(wide["disdf_tuned"].to_numpy(), wide["disdf_fixed"].to_numpy())
     print(f"tuned - fixed, paired Wilcoxon p = {p_value:.4g}")
-    print(f"wrote {args.out}")
+    print(f"wrote {output}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ repetitions) runs as ``python -m experiments.run``; every kill is SIGKILL to
 the runner's whole process group (see :mod:`experiments.soak`). At the end the
 resumed sweep is compared with an uninterrupted one.
 
-Prints the counts and appends a row to ``results/bench/soak_resume.csv``:
+Prints the counts and appends a row to ``results/bench/soak_resume.csv`` (with ``--record``, as
+``make soak``; else to build/bench/soak_resume.csv):
 kills survived, kills that struck mid-run, units lost (on disk after some kill,
 missing at the end), units duplicated, and whether the raw records (timing
 aside) and the tables equal the uninterrupted run's. Then two launches of the
@@ -14,6 +15,7 @@ table cells counted twice: 0) and a copy of every record line appended to the
 files (table cells counted twice: 0).
 
 Usage: python scripts/soak_resume.py [--kills 50] [--repetitions 25] [--n-jobs 1] [--seed 0]
+       [--record | --out <file>]
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 
 from experiments.soak import (
     compare_with,
@@ -36,8 +39,6 @@ from experiments.soak import (
     two_launches_on_one_folder,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -46,10 +47,12 @@ def main() -> None:
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", default=os.environ.get("DISDF_DATA_DIR"))
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "bench" / "soak_resume.csv")
+    parser.add_argument("--out", type=Path, help="the CSV to append to (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
     if args.kills < 1 or args.repetitions < 1:
         parser.error("--kills and --repetitions must be >= 1")
+    output = bench_output(args, "soak_resume", args.out)
 
     overrides = [
         "experiment=smoke",
@@ -100,11 +103,10 @@ def main() -> None:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}",
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     # Rows of earlier versions lack the newer columns: read, append, rewrite (they stay empty there).
-    earlier = pd.read_csv(args.out) if args.out.exists() else pd.DataFrame()
-    pd.concat([earlier, pd.DataFrame([row])], ignore_index=True).to_csv(args.out, index=False)
-    print(f"appended to {args.out}")
+    earlier = pd.read_csv(output) if output.exists() else pd.DataFrame()
+    pd.concat([earlier, pd.DataFrame([row])], ignore_index=True).to_csv(output, index=False)
+    print(f"appended to {output}")
     ok = report.lost == report.duplicated == 0 and report.records_identical and report.tables_identical
     ok = ok and shared.refused == 1 and shared.lines_duplicated == shared.counted_twice == copies_counted == 0
     raise SystemExit(0 if ok else 1)

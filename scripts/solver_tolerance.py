@@ -7,11 +7,11 @@ tolerances share level 1's trees (same seed), so accuracy differences come from
 the weights alone. ``tol`` bounds the duality gap relative to J(w), i.e. how
 far J(w) may be above the optimum.
 
-Writes results/bench/solver_tolerance.csv and prints, per tol, the mean
+Writes results/bench/solver_tolerance.csv with ``--record`` (else build/bench/) and prints, per tol, the mean
 accuracy, its paired difference to tol=1e-6 (Wilcoxon p), the mean solver
 seconds per fit and the mean objective excess over the tol=1e-6 solution.
 
-Usage: python scripts/solver_tolerance.py [--repetitions 10] [--n-jobs -1]
+Usage: python scripts/solver_tolerance.py [--repetitions 10] [--n-jobs -1] [--record | --out <file>]
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_output import add_record_flag, bench_output
 from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
@@ -71,8 +72,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=10)
     parser.add_argument("--n-jobs", type=int, default=-1)
-    parser.add_argument("--out", type=Path, default=Path("results/bench/solver_tolerance.csv"))
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
     args = parser.parse_args()
+    output = bench_output(args, "solver_tolerance", args.out)
     pools = {name: Pool(*loader(return_X_y=True)) for name, loader in DATASETS.items()}
     jobs = [
         delayed(one)(name, pools[name], N, T, r)
@@ -82,8 +85,7 @@ def main() -> None:
         for r in range(args.repetitions)
     ]
     frame = pd.DataFrame([row for block in Parallel(n_jobs=args.n_jobs)(jobs) for row in block])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out, index=False)
+    frame.to_csv(output, index=False)
 
     key = ["dataset", "N", "T", "repetition"]
     reference = frame[frame["tol"] == REFERENCE].set_index(key)

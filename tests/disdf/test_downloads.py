@@ -29,7 +29,7 @@ def test_uci_table_is_fetched_once_then_read_offline(monkeypatch, tmp_path, data
     monkeypatch.setattr(ucimlrepo, "fetch_ucirepo", fetch)
     X, _ = load_dataset("ecoli", tmp_path)
     assert X.shape == (336, 7) and calls == [39]
-    assert (tmp_path / "ecoli.csv.md5").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ecoli.csv"]  # no sidecar: the package vouches
     X_again, _ = load_dataset("ecoli", tmp_path)
     assert calls == [39] and (X_again == X).all()
     with open(tmp_path / "ecoli.csv", "a") as handle:
@@ -46,6 +46,39 @@ def test_uci_table_with_wrong_counts_is_not_written(monkeypatch, tmp_path, data_
     with pytest.raises(DataFileError, match="300 rows"):
         load_dataset("ionosphere", tmp_path)
     assert not (tmp_path / "ionosphere.csv").exists()
+
+
+def swap_two_values(frame):
+    """Same rows, same class counts, other numbers: only the content check tells."""
+    frame = frame.copy()
+    frame.loc[[0, 1], "mcg"] = frame.loc[[1, 0], "mcg"].to_numpy()
+    return frame
+
+
+def add_a_column(frame):
+    return frame.assign(junk=1.0)
+
+
+@pytest.mark.parametrize(
+    ("rebuild", "message"),
+    [
+        (
+            swap_two_values,
+            r"UCI id 39 parses to other values than the original ecoli\.csv\. Not writing .*ecoli\.csv",
+        ),
+        (add_a_column, r"UCI id 39 has 8 feature columns, expected 7\. Not writing .*ecoli\.csv"),
+    ],
+    ids=["other values", "extra column"],
+)
+def test_uci_table_with_other_content_is_not_written(monkeypatch, tmp_path, data_dir, rebuild, message):
+    import ucimlrepo
+
+    original = pd.read_csv(data_dir / "ecoli.csv")
+    assert original.loc[0, "mcg"] != original.loc[1, "mcg"]
+    monkeypatch.setattr(ucimlrepo, "fetch_ucirepo", fake_ucirepo(rebuild(original)))
+    with pytest.raises(DataFileError, match=message):
+        load_dataset("ecoli", tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_no_network_names_the_file_and_the_fix(monkeypatch, tmp_path):

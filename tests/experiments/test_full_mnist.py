@@ -1,11 +1,14 @@
 """scripts/mnist_full.py on a slice of MNIST: the CSV, the REPORT section, the checks (issue #6)."""
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from experiments.composition import compose_config
 from experiments.full_mnist import (
+    check_committed_folder,
     check_settings,
     mcnemar,
     run_full_mnist,
@@ -154,3 +157,59 @@ def test_one_method_alone_gets_its_row_and_no_paired_comparison(tmp_path, data_d
     frame = pd.read_csv(tmp_path / "mnist_full.csv")
     assert list(frame["method"]) == ["gcforest"] and frame["fit_minutes_budget"].tolist() == [8.0]
     assert "mcnemar_p" not in frame and "McNemar" not in (tmp_path / "REPORT.md").read_text()
+
+
+def test_a_slice_writes_its_own_folder_and_only_the_committed_run_writes_results(monkeypatch, tmp_path):
+    from joblib import effective_n_jobs
+
+    from experiments.config import ROOT
+    from experiments.full_mnist import OTHER_RUNS_DIR, run_output_dir
+    from experiments.guards import writes_headline
+
+    monkeypatch.chdir(ROOT)  # the config's results/ is relative, as `make mnist-full` runs it
+    for same in ([], [f"runtime.n_jobs={effective_n_jobs(-1)}"], [f"data.dir={tmp_path}"]):
+        assert writes_headline(run_output_dir(make_config(*same), ["experiment=mnist_full", *same]))
+    for overrides in (
+        ["full_mnist.n_train=2000"],
+        ["full_mnist.n_trees=4", "model.max_levels=2"],
+        ["protocol.methods=[gcforest]"],
+        ["solver=frank_wolfe_away"],
+    ):
+        folder = run_output_dir(make_config(*overrides), ["experiment=mnist_full", *overrides])
+        assert folder == OTHER_RUNS_DIR and not writes_headline(folder), overrides
+    chosen = ["full_mnist.n_train=2000", f"runtime.output_dir={tmp_path}"]
+    assert run_output_dir(make_config(*chosen), chosen) == str(tmp_path)
+    # Chosen on the command line, results/ stays (and is refused by the check below, not moved).
+    pointed = ["full_mnist.n_train=2000", "runtime.output_dir=results"]
+    assert run_output_dir(make_config(*pointed), pointed) == "results"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "named"),
+    [
+        (["full_mnist.n_train=2000"], r"full_mnist\.n_train=2000 \(committed: null\)"),
+        (["full_mnist.n_test=500"], r"full_mnist\.n_test=500 \(committed: null\)"),
+        (["full_mnist.n_trees=4"], r"full_mnist\.n_trees=4 \(committed: 100\)"),
+        (["full_mnist.seed=1"], r"full_mnist\.seed=1 \(committed: 0\)"),
+        (["model.engine=fast"], r"model\.engine=fast \(committed: binned\)"),
+        (["solver.options.max_iter=50"], r"solver\.options\.max_iter=50 \(committed: 2000\)"),
+        (["protocol.methods=[disdf]"], r"protocol\.methods=\[disdf\] \(committed: \[gcforest,disdf\]\)"),
+        pytest.param(
+            ["runtime.n_jobs=1"],
+            r"runtime\.n_jobs=1 \(committed: ",
+            marks=pytest.mark.skipif(os.cpu_count() == 1, reason="all cores is one core here"),
+        ),
+    ],
+)
+def test_a_run_other_than_the_committed_one_is_refused_the_committed_files_before_any_work(
+    overrides, named, tmp_path
+):
+    from experiments.config import ROOT
+
+    committed = f"runtime.output_dir={ROOT / 'results'}"
+    # An empty data folder: a run that got past the check would fail on the missing MNIST files.
+    cfg = make_config(*overrides, committed, f"data.dir={tmp_path}")
+    with pytest.raises(ValueError, match=f"committed full-MNIST results.* differs in {named}") as refused:
+        run_full_mnist(cfg)
+    assert "\n" not in str(refused.value) and "runtime.output_dir=build/mnist_full" in str(refused.value)
+    check_committed_folder(make_config(committed))  # the committed settings may write there
