@@ -89,7 +89,7 @@ def job_output_dir(cfg: DictConfig, hydra_cfg: DictConfig) -> str:
         return output_dir
     overrides = [item.lstrip("+~") for item in hydra_cfg.overrides.task]
     chosen = [item.split("=", 1)[1] for item in overrides if item.startswith("runtime.output_dir=")]
-    if chosen and "${" in chosen[-1]:
+    if chosen and ("${" in chosen[-1] or "$\\{" in chosen[-1]):  # Hydra escapes it in a job
         return output_dir
     named = sorted(item for item in overrides if item.split("=")[0].split(".")[0] not in NOT_IN_FOLDER_NAME)
     folder = ",".join(named).replace("/", "_") or f"job{hydra_cfg.job.num}"

@@ -334,7 +334,7 @@ def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_now
     assert list(cells["n"]) == [1, 1] and set(cells["dataset"]) == {"ecoli"}
 
 
-def test_tables_count_distinct_repetitions_and_touch_only_the_datasets_run(tmp_path, data_dir):
+def test_tables_count_distinct_repetitions_and_another_runs_table_is_removed_aloud(tmp_path, data_dir, caplog):
     from experiments.composition import config_hash
     from experiments.tables import write_outputs
 
@@ -356,5 +356,7 @@ def test_tables_count_distinct_repetitions_and_touch_only_the_datasets_run(tmp_p
     with pytest.warns(UserWarning, match="duplicate record"):
         cells = write_outputs(cfg)
     assert set(cells["n"]) == {2} and set(cells["dataset"]) == {"ecoli"}
-    assert (tables / "ionosphere.md").read_text() == "another run's table"
+    # Tables of another run never sit beside this run's unannounced: removed, and said so.
+    assert not (tables / "ionosphere.md").exists()
+    assert "Removed 1 table file(s) of other runs" in caplog.text and "(ionosphere)" in caplog.text
     assert "(2)" in (tables / "ecoli.md").read_text()

@@ -79,7 +79,7 @@ def test_any_other_run_pointed_at_the_headline_folder_is_refused(overrides, diff
         check_headline_folder(make_config(*overrides))
 
 
-def test_a_multirun_job_gets_its_own_folder_unless_the_command_chose_one():
+def test_a_multirun_job_gets_its_own_folder_unless_the_command_interpolates_one():
     from hydra.types import RunMode
     from omegaconf import OmegaConf
 
@@ -96,8 +96,11 @@ def test_a_multirun_job_gets_its_own_folder_unless_the_command_chose_one():
     other = hydra(RunMode.MULTIRUN, "experiment=smoke", "model.tau=1.0", "solver=qp")
     assert job_output_dir(cfg, other) != job_output_dir(cfg, sweep)
     assert job_output_dir(cfg, hydra(RunMode.MULTIRUN, "experiment=smoke")) == "results/smoke/job3"
-    chosen = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=results/sweep/tau_0.5")
-    assert job_output_dir(cfg, chosen) == cfg.runtime.output_dir
+    # A fixed folder chosen on the command line would be shared by every job: each gets a subfolder.
+    fixed = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=/tmp/sweep")
+    assert job_output_dir(cfg, fixed) == "results/smoke/model.tau=0.5"
+    interpolated = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=results/sweep/tau_${model.tau}")
+    assert job_output_dir(cfg, interpolated) == cfg.runtime.output_dir
 
 
 def test_the_data_folder_is_found_as_make_finds_it(monkeypatch, tmp_path):
