@@ -334,7 +334,7 @@ def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_now
     assert list(cells["n"]) == [1, 1] and set(cells["dataset"]) == {"ecoli"}
 
 
-def test_tables_count_distinct_repetitions_and_another_runs_table_is_removed_aloud(tmp_path, data_dir, caplog):
+def test_tables_count_distinct_repetitions_and_another_runs_table_goes_aloud(tmp_path, data_dir, caplog):
     from experiments.composition import config_hash
     from experiments.tables import write_outputs
 

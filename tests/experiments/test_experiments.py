@@ -99,7 +99,7 @@ def test_a_multirun_job_gets_its_own_folder_unless_the_command_interpolates_one(
     # A fixed folder chosen on the command line would be shared by every job: each gets a subfolder.
     fixed = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=/tmp/sweep")
     assert job_output_dir(cfg, fixed) == "results/smoke/model.tau=0.5"
-    interpolated = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=results/sweep/tau_${model.tau}")
+    interpolated = hydra(RunMode.MULTIRUN, "model.tau=0.5", r"runtime.output_dir=results/tau_$\{model.tau\}")
     assert job_output_dir(cfg, interpolated) == cfg.runtime.output_dir
 
 
