@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from disdf.atomic_files import replaced_atomically
 from experiments.config import ROOT
+from experiments.generation import add_to_generation
 from experiments.report import put_section
 from experiments.stats import holm, mean_ci, paired_wilcoxon
 from experiments.tables import experiment_records
@@ -103,7 +105,8 @@ def draw_figure(records: pd.DataFrame, path: Path) -> None:
     fig.supxlabel("training set size N (T = 100)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    with replaced_atomically(path) as temporary:  # a kill never leaves half a PNG
+        fig.savefig(temporary, dpi=110, format="png")
     plt.close(fig)
 
 
@@ -139,6 +142,7 @@ def write_section(root: Path = ROOT) -> bool:
         log.warning("No records of experiment=metric: the section is not written.")
         return False
     draw_figure(records, headline_dir / "figures" / "metric.png")
+    add_to_generation(headline_dir, [headline_dir / "figures" / "metric.png"])
     put_section(headline_dir, "metric", "\n".join(metric_section(records)))
     return True
 

@@ -118,12 +118,13 @@ def check_config(cfg: DictConfig) -> None:
 def check_command(cfg: DictConfig) -> None:
     """Everything that can be checked before any work (see the module's docstring)."""
     check_config(cfg)
-    output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     pools = {name: protocol_pool(cfg, name) for name in run_datasets(cfg)}
     check_split_sizes(cfg, pools)
     check_fit_memory(cfg, pools)
-    check_records_readable(RecordStore(output / "raw"), run_datasets(cfg))
     check_scheduler(cfg)
+    # Last: it creates the output folder, which a refused command should not leave behind.
+    output = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
+    check_records_readable(RecordStore(output / "raw"), run_datasets(cfg))
 
 
 def protocol_pool(cfg: DictConfig, name: str) -> Pool:
@@ -184,7 +185,7 @@ def check_records_readable(store: RecordStore, datasets: list[str]) -> None:
             read_numbered_json_lines(store.path(name))
 
 
-def check_scheduler(cfg: DictConfig, timeout_seconds: float = 10.0) -> None:
+def check_scheduler(cfg: DictConfig, timeout_seconds: float = 5.0) -> None:
     """A Dask scheduler named by ``runtime.scheduler_address`` answers."""
     address = cfg.runtime.scheduler_address
     if cfg.runtime.backend != "dask" or not address:

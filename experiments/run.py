@@ -177,7 +177,7 @@ def say_solver_failures(records: list[dict]) -> None:
     failed = [r for r in records if r.get("solver_fallbacks")]
     if failed:
         first = failed[0]
-        why = "; ".join(w for w in first.get("warnings", []) if "fall" in w.lower()) or "see the records"
+        why = "; ".join(w for w in first.get("warnings", []) if "solver_fallback" in w) or "see the records"
         log.warning(
             f"{first['dataset']}, N={first['N']}, repetition {first['repetition']}: weight solves failed "
             f"and were solved by the fallback in {len(failed)} unit(s) "

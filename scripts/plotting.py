@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from disdf.atomic_files import is_leftover, replaced_atomically
+from experiments.generation import IncompleteOutputsError, add_to_generation, check_generation
 from experiments.interrupts import run_interruptible
 
 METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}
@@ -24,7 +25,12 @@ def parse_results_dir(description: str) -> Path:
 
 
 def read_cells(results: Path) -> pd.DataFrame:
-    """Every dataset's cell table (results/tables/<dataset>.csv) in one frame."""
+    """Every dataset's cell table (results/tables/<dataset>.csv) in one frame, once the folder's
+    outputs are proven one generation (figures are drawn only from complete tables)."""
+    try:
+        check_generation(results, may_be_older=("figures/",))
+    except IncompleteOutputsError as error:
+        raise SystemExit(f"Nothing was drawn. {error}") from None
     # A table's temporary (".ecoli.csv.<random>.tmp.csv", left by a kill) is never a table.
     paths = sorted(path for path in (results / "tables").glob("*.csv") if not is_leftover(path))
     if not paths:
@@ -43,6 +49,7 @@ def save(figure: plt.Figure, results: Path, name: str) -> None:
     with replaced_atomically(out) as temporary:  # a killed plot never leaves half a PNG
         figure.savefig(temporary, dpi=120, bbox_inches="tight")
     plt.close(figure)
+    add_to_generation(results, [out])  # the figure belongs to the tables it was drawn from
     print(f"wrote {out}")
 
 

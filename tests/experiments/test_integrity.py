@@ -1,0 +1,315 @@
+"""No silent wrong number: what a run's reader counts, what its outputs are made of, and what a
+command refuses. Each test here was written against a way the runner once gave a wrong number or a
+traceback without saying so (records outside the grid counted, tables of two generations side by
+side, a sweep's jobs sharing one folder, Hydra's multi-line refusals)."""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from records_for_tests import a_record
+
+from experiments.composition import compose_config, config_hash, record_grid
+from experiments.generation import (
+    IncompleteOutputsError,
+    add_to_generation,
+    check_generation,
+    new_generation,
+)
+from experiments.records import RecordStore
+from experiments.tables import experiment_records, write_outputs
+
+SMOKE = ("experiment=smoke", "datasets=[ecoli]", "protocol.repetitions=2")
+
+
+def smoke_config(tmp_path, *overrides):
+    return compose_config(*SMOKE, f"runtime.output_dir={tmp_path / 'out'}", "runtime.n_jobs=1", *overrides)
+
+
+def smoke_record(cfg, **changes):
+    """A record the smoke config could have written (ecoli, N=30: 20 test examples)."""
+    return a_record(config_hash=config_hash(cfg), **changes)
+
+
+def read_with_warnings(store, grid):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        records = store.read("ecoli", grid)
+    return records, " | ".join(str(w.message) for w in caught)
+
+
+# (changes to a valid record, the warning): each record is impossible or outside a 2-repetition grid.
+NOT_COUNTED = [
+    (
+        "a repetition past the protocol's",
+        {"repetition": 7},
+        r"outside this run's grid .*repetition 7 is not in \[0, 2\)",
+    ),
+    ("a huge repetition", {"repetition": 10**30}, r"repetition 1000000000000000000000000000000 is not in"),
+    ("a negative repetition", {"repetition": -1}, r"'repetition' is -1, not a repetition number"),
+    ("a cascade with no level", {"n_levels": 0, "level_scores": []}, r"'n_levels' is 0: a gcforest cascade"),
+    (
+        "a test set of the wrong size",
+        {"n_test": 7, "accuracy": 3 / 7},
+        r"'n_test' is 7; the split rule gives 20",
+    ),
+    ("an accuracy no test set gives", {"accuracy": 0.512}, r"not a whole number of its 20 test examples"),
+    (
+        "an N outside the grid",
+        {"N": 50, "n_test": 33, "accuracy": 11 / 33},
+        r"N 50 is not in this run's \[30\]",
+    ),
+    (
+        "a level score above 1",
+        {"level_scores": [1.5]},
+        r"'level_scores' is \[1\.5\], not numbers in \[0, 1\]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "changes", "warning"), NOT_COUNTED, ids=[c[0] for c in NOT_COUNTED])
+def test_a_record_the_grid_or_the_split_rule_forbids_is_not_counted_and_named(
+    tmp_path, name, changes, warning
+):
+    cfg = smoke_config(tmp_path)
+    grid = record_grid(cfg)
+    store = RecordStore(tmp_path / "raw")
+    store.append_many([smoke_record(cfg), smoke_record(cfg, method="disdf")])
+    store.append_many([smoke_record(cfg, **{"repetition": 1, **changes})])
+    records, said = read_with_warnings(store, grid)
+    assert [(r["method"], r["repetition"]) for r in records] == [("gcforest", 0), ("disdf", 0)]
+    assert str(store.path("ecoli")) in said and "(line 3)" in said
+    assert pytest.importorskip("re").search(warning, said), said
+
+
+def test_a_baseline_with_levels_is_not_counted(tmp_path):
+    cfg = compose_config("experiment=baselines", "datasets=[ecoli]", "protocol.Ns=[50]")
+    store = RecordStore(tmp_path / "raw")
+    good = a_record(config_hash=config_hash(cfg), method="knn", N=50, T=100, n_test=33, accuracy=11 / 33)
+    store.append_many([{**good, "n_levels": 0, "level_scores": []}, {**good, "repetition": 1}])
+    records, said = read_with_warnings(store, record_grid(cfg))
+    assert len(records) == 1 and "method 'knn' has no cascade" in said
+
+
+def test_tables_count_only_the_grid(tmp_path, data_dir):
+    """The reported case: a repetition-7 record in a 2-repetition protocol made a cell 0.467 (3)."""
+    cfg = smoke_config(tmp_path, f"data.dir={data_dir}")
+    store = RecordStore(tmp_path / "out" / "raw")
+    store.append_many(
+        [
+            smoke_record(cfg, method=m, repetition=r, accuracy=0.7)
+            for r in (0, 1)
+            for m in ("gcforest", "disdf")
+        ]
+    )
+    store.append_many([smoke_record(cfg, repetition=7, accuracy=0.0)])
+    with pytest.warns(UserWarning, match="repetition 7 is not in"):
+        cells = write_outputs(cfg)
+    assert set(cells["n"]) == {2} and set(cells["mean"].round(3)) == {0.7}
+
+
+def test_every_committed_record_passes_its_experiments_checks():
+    """The checks accept every record the project committed (none is refused, none dropped)."""
+    experiments = [("paper", ()), ("ablation_same_examples", ()), ("baselines", ()), ("metric", ())]
+    experiments += [
+        ("audit", (f"audit={path.name.split('=')[1]}",), path.name)
+        for path in sorted(Path("results/audit").glob("audit=*"))
+    ]
+    for experiment, overrides, *folder in experiments:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            records, _ = experiment_records(experiment, *overrides, folder=folder[0] if folder else "")
+        assert len(records) > 0, experiment
+
+
+def test_reading_an_intact_records_file_never_opens_it_for_writing(tmp_path, monkeypatch):
+    """A read-only raw/ that holds every unit can be read and resumed (root ignores permissions, so
+    the test catches any open for writing instead)."""
+    store = RecordStore(tmp_path / "raw")
+    store.append_many([a_record(), a_record(method="disdf")])
+    import builtins
+
+    real_open = builtins.open
+
+    def read_only_open(file, mode="r", *args, **kwargs):
+        if any(flag in mode for flag in "wa+x"):
+            raise PermissionError(13, "Permission denied (read-only folder)", str(file))
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", read_only_open)
+    store.repair("ecoli")
+    assert len(store.read("ecoli")) == 2
+
+
+def test_a_line_that_is_not_utf8_is_named_not_a_traceback(tmp_path):
+    store = RecordStore(tmp_path / "raw")
+    store.append_many([a_record()])
+    with open(store.path("ecoli"), "ab") as handle:
+        handle.write(b"\xff\xfe not text\n")
+    with pytest.warns(UserWarning, match=r"ecoli\.jsonl:2: dropping a line that is not UTF-8 text"):
+        assert len(store.read("ecoli")) == 1
+
+
+# --- outputs of one generation -------------------------------------------------------------------
+
+
+def written_outputs(tmp_path, data_dir):
+    cfg = smoke_config(tmp_path, f"data.dir={data_dir}")
+    store = RecordStore(tmp_path / "out" / "raw")
+    store.append_many(
+        [smoke_record(cfg, method=m, repetition=r) for r in (0, 1) for m in ("gcforest", "disdf")]
+    )
+    write_outputs(cfg)
+    return cfg, tmp_path / "out"
+
+
+def test_outputs_are_one_generation_and_a_mixed_set_is_refused(tmp_path, data_dir):
+    cfg, out = written_outputs(tmp_path, data_dir)
+    manifest = check_generation(out)
+    assert manifest["source"]["records"] == 4 and manifest["source"]["config_hash"] == config_hash(cfg)
+    assert {"tables/ecoli.csv", "tables/ecoli.md", "tables/ecoli.tex", "REPORT.md"} <= set(manifest["files"])
+    (out / "tables" / "ecoli.md").write_text("a table of other records")
+    with pytest.raises(IncompleteOutputsError, match=r"ecoli\.md is not the file outputs\.json lists"):
+        check_generation(out)
+
+
+def test_an_interrupted_write_is_marked_incomplete(tmp_path, data_dir, monkeypatch):
+    cfg, out = written_outputs(tmp_path, data_dir)
+    import experiments.tables as tables
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tables, "write_report", killed)  # tables written, REPORT.md not
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(cfg)
+    with pytest.raises(IncompleteOutputsError, match="incomplete"):
+        check_generation(out)
+    monkeypatch.undo()
+    write_outputs(cfg)
+    assert check_generation(out)["complete"]
+
+
+def test_a_table_of_another_run_or_an_older_figure_is_named(tmp_path, data_dir):
+    _, out = written_outputs(tmp_path, data_dir)
+    (out / "tables" / "ionosphere.md").write_text("another run's table")
+    with pytest.raises(IncompleteOutputsError, match=r"ionosphere\.md is not of this folder's records"):
+        check_generation(out)
+    (out / "tables" / "ionosphere.md").unlink()
+    figure = out / "figures" / "a.png"
+    figure.parent.mkdir()
+    figure.write_bytes(b"drawn from these tables")
+    add_to_generation(out, [figure])
+    check_generation(out)
+    with new_generation(out, {"records": 5}) as written:  # new records: the figure is now older
+        written.append(out / "tables" / "ecoli.csv")
+    with pytest.raises(IncompleteOutputsError, match=r"a\.png was made from earlier records"):
+        check_generation(out, may_be_older=("REPORT.md", "report/", "tables/"))
+    assert check_generation(out, may_be_older=("figures/", "REPORT.md", "report/", "tables/"))
+
+
+def test_figures_refuse_incomplete_tables(tmp_path, data_dir):
+    _, out = written_outputs(tmp_path, data_dir)
+    manifest = json.loads((out / "outputs.json").read_text())
+    (out / "outputs.json").write_text(json.dumps({**manifest, "complete": False}))
+    result = subprocess.run(
+        [sys.executable, "scripts/plot_accuracy_vs_T.py", "--results", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0 and "Nothing was drawn." in result.stderr and "incomplete" in result.stderr
+    assert not (out / "figures").exists()
+
+
+# --- sweeps ----------------------------------------------------------------------------------------
+
+
+def test_two_jobs_of_one_sweep_never_share_a_folder(tmp_path):
+    from hydra.types import RunMode
+    from omegaconf import OmegaConf
+
+    from experiments.guards import claim_sweep_folder
+
+    cfg = smoke_config(tmp_path)
+    (tmp_path / "out").mkdir()
+
+    def job(*task, sweep="multirun/1"):
+        return OmegaConf.create(
+            {"mode": RunMode.MULTIRUN, "overrides": {"task": list(task)}, "sweep": {"dir": sweep}}
+        )
+
+    claim_sweep_folder(cfg, job("model.tau=0.5"))
+    claim_sweep_folder(cfg, job("model.tau=0.5"))  # the same job again (a resume) is welcome
+    with pytest.raises(ValueError, match=r"is the folder of this sweep's job \['model\.tau=0\.5'\] already"):
+        claim_sweep_folder(cfg, job("model.tau=1.5"))
+    claim_sweep_folder(cfg, job("model.tau=1.5", sweep="multirun/2"))  # a later sweep takes it over
+
+
+# --- a solver failure is said on the console ------------------------------------------------------
+
+
+def test_a_split_whose_solves_fell_back_is_said_on_the_console(caplog):
+    from experiments.run import say_solver_failures
+
+    warning = "solver 'qp' failed on 2 of 12 weight problems at level 1; solved them with solver_fallback=..."
+    records = [a_record(method="disdf", solver_fallbacks=2, warnings=[warning]), a_record()]
+    with caplog.at_level("WARNING"):
+        say_solver_failures(records)
+    assert "ecoli, N=30, repetition 0: weight solves failed" in caplog.text and "qp' failed" in caplog.text
+    caplog.clear()
+    say_solver_failures([a_record()])
+    assert caplog.text == ""
+
+
+# --- every refused command is one line -------------------------------------------------------------
+
+REFUSED = [
+    ("a misspelt key", ["model.lamda=1"], r"Unknown config key model\.lamda \(did you mean model\.lambda_"),
+    (
+        "lambda without _",
+        ["model.lambda=1"],
+        r"Unknown config key model\.lambda \(did you mean model\.lambda_",
+    ),
+    ("an unknown experiment", ["experiment=nope"], r"Could not find 'experiment/nope'"),
+    ("N beyond the data", ["protocol.Ns=[100000]"], r"protocol\.Ns=\[100000\]: ionosphere: N=100000"),
+    ("no test example", ["protocol.test_fraction=0.001"], r"protocol\.test_fraction=0\.001 gives round"),
+    (
+        "trees beyond memory",
+        ["protocol.Ts=[1000000000]"],
+        r"InsufficientMemoryError: protocol\.Ts=\[1000000000\]",
+    ),
+    ("tau beyond float64", ["model.tau=1e300"], r"tau must be"),
+    (
+        "a scheduler that does not answer",
+        ["runtime=dask", "runtime.scheduler_address=tcp://127.0.0.1:9"],
+        r"runtime\.scheduler_address=tcp://127\.0\.0\.1:9 does not answer",
+    ),
+    ("SLURM without SLURM", ["-m", "hydra/launcher=slurm"], r"hydra/launcher=slurm submits through SLURM"),
+]
+
+
+@pytest.mark.parametrize(("name", "overrides", "message"), REFUSED, ids=[c[0] for c in REFUSED])
+def test_a_refused_command_is_one_line_and_exit_2(tmp_path, data_dir, name, overrides, message):
+    import re
+
+    env = {**os.environ, "DISDF_DATA_DIR": str(data_dir), "PATH": "/usr/bin:/bin"}
+    env["PATH"] = f"{Path(sys.executable).parent}:{env['PATH']}"
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.run",
+        "experiment=smoke",
+        "runtime.progress=false",
+        *overrides,
+    ]
+    result = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    output = (result.stdout + result.stderr).strip()
+    assert result.returncode == 2, output
+    lines = [line for line in output.splitlines() if "Nothing was run." in line]
+    assert len(lines) == 1 and "Traceback" not in output, output
+    assert re.search(message, lines[0]), output
+    assert not (tmp_path / "results").exists()
