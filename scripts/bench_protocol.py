@@ -68,7 +68,7 @@ def main() -> None:
         subprocess.run(command, cwd=args.checkout, env=environment, check=True, stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - start
         sample = records_by_key(Path(folder))
-    shared, differing, _ = compare(sample, records_by_key(args.headline))
+    shared, differing, _, _ = compare(sample, records_by_key(args.headline))
     row = {
         "label": args.label,
         "repetitions": args.repetitions,

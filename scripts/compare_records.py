@@ -1,12 +1,14 @@
 """Did a change of code change any result? Compare two runs' raw records key by key, timing aside.
 
     python scripts/compare_records.py results /tmp/check   # after experiment=paper protocol.repetitions=3
+    python scripts/compare_records.py results build/reproduce/fast --ignore solver_mean_iter
 
 Pairs the records of the two output folders by (dataset, N, T, method,
-repetition, config) and prints how many keys they share and, per field, how
-many shared records differ in it, ignoring the timing fields (which differ on
-every run) and fields that only one of the two records has (a field added to
-records later). Exit status 1 if any shared record differs, or if no key is shared.
+repetition, config) and prints how many keys they share, how many shared
+records are equal and, per field, how many differ in it, ignoring the timing
+fields (which differ on every run), the fields named by ``--ignore`` and fields
+that only one of the two records has (a field added to records later). Exit
+status 1 if any shared record differs, or if no key is shared.
 """
 
 from __future__ import annotations
@@ -27,28 +29,34 @@ def records_by_key(run_dir: Path) -> dict[tuple, dict]:
         return {record_key(r): r for r in store.read_all()}
 
 
-def compare(a: dict[tuple, dict], b: dict[tuple, dict]) -> tuple[int, Counter, Counter]:
-    """(shared keys, fields that differ, fields present on one side only), timing ignored."""
+def compare(
+    a: dict[tuple, dict], b: dict[tuple, dict], ignored: tuple[str, ...] = ()
+) -> tuple[int, Counter, Counter, int]:
+    """(shared keys, fields that differ, fields present on one side only, shared records equal),
+    timing and ``ignored`` fields aside."""
     differing, one_sided = Counter(), Counter()
     shared = a.keys() & b.keys()
+    equal = 0
     for key in shared:
         left, right = a[key], b[key]
-        for field in (left.keys() | right.keys()) - set(TIMING_FIELDS):
-            if field not in left or field not in right:
-                one_sided[field] += 1
-            elif left[field] != right[field]:
-                differing[field] += 1
-    return len(shared), differing, one_sided
+        fields = (left.keys() | right.keys()) - set(TIMING_FIELDS) - set(ignored)
+        differs = [f for f in fields if f in left and f in right and left[f] != right[f]]
+        one_sided.update(f for f in fields if f not in left or f not in right)
+        differing.update(differs)
+        equal += not differs
+    return len(shared), differing, one_sided, equal
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("first", type=Path, help="an output folder (with raw/)")
     parser.add_argument("second", type=Path)
+    parser.add_argument("--ignore", action="append", default=[], help="a field not to compare (repeatable)")
     args = parser.parse_args()
     a, b = records_by_key(args.first), records_by_key(args.second)
-    shared, differing, one_sided = compare(a, b)
-    print(f"{len(a)} and {len(b)} records; {shared} keys in both")
+    shared, differing, one_sided, equal = compare(a, b, tuple(args.ignore))
+    aside = ", ".join(["timing", *args.ignore])
+    print(f"{len(a)} and {len(b)} records; {shared} keys in both; {equal} of them equal ({aside} aside)")
     print(f"fields on one side only (not compared): {dict(one_sided) or 'none'}")
     print(f"shared records differing, by field (timing aside): {dict(differing) or 'none'}")
     if not shared:

@@ -313,3 +313,19 @@ def test_a_refused_command_is_one_line_and_exit_2(tmp_path, data_dir, name, over
     assert len(lines) == 1 and "Traceback" not in output, output
     assert re.search(message, lines[0]), output
     assert not (tmp_path / "results").exists()
+
+
+# --- make reproduce computes ------------------------------------------------------------------------
+
+
+def test_make_reproduce_computes_into_its_own_folder_then_compares_and_installs():
+    """On a fresh clone it must recompute (the committed records would make a resume run nothing)."""
+    plan = subprocess.run(["make", "-n", "reproduce"], capture_output=True, text=True, check=True).stdout
+    steps = [
+        line
+        for line in plan.splitlines()
+        if "experiments.run" in line or "compare_records" in line or "cp " in line
+    ]
+    assert "experiment=paper" in steps[0] and "runtime.output_dir=build/reproduce/fast" in steps[0], plan
+    assert "compare_records.py results build/reproduce/fast" in steps[1], plan
+    assert any(step.endswith("cp -r build/reproduce/fast/raw results/raw") for step in steps[2:]), plan

@@ -87,6 +87,8 @@ def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path, mon
         (tmp_path / folder / "raw").mkdir(parents=True)
         (tmp_path / folder / "raw" / "ecoli.jsonl").write_text(json.dumps({**base, **changes}) + "\n")
     a, b, c = (compare_records.records_by_key(tmp_path / name) for name in "abc")
-    assert compare_records.compare(a, b) == (1, {}, {})
-    shared, differing, one_sided = compare_records.compare(a, c)
-    assert (shared, dict(differing), dict(one_sided)) == (1, {"accuracy": 1}, {"new_field": 1})
+    assert compare_records.compare(a, b) == (1, {}, {}, 1)
+    shared, differing, one_sided, equal = compare_records.compare(a, c)
+    assert (shared, dict(differing), dict(one_sided), equal) == (1, {"accuracy": 1}, {"new_field": 1}, 0)
+    # a field set aside (e.g. a solver diagnostic that follows the library builds) is not compared
+    assert compare_records.compare(a, c, ("accuracy",))[3] == 1
