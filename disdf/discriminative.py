@@ -29,9 +29,22 @@ from disdf.weights import (
 
 #: How a fold model's weights and its held-out examples' class vectors relate (see DisDFClassifier).
 WEIGHT_FITTINGS = ("same_examples", "cross_fit")
-#: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>.
-LAMBDA = Float(0.0)
-TAU = Float(0.0, low_open=True)
+#: Upper ends of λ and τ: within them J of eq. (70)-(72), its gradient and the line search's
+#: sums stay far below float64's 1.8e308 for any problem a machine can hold (10^12 pairs, 10^6 trees).
+#: τ ≤ 1e3: <Q_ij, w> lies in [0, 2], so from τ = 2 on every hinge is active; a pair adds at most
+#: τ² = 1e6 to J and 2 τ Q_ij ≤ 4e3 to a gradient entry (1e18 and 4e15 over 10^12 pairs). A
+#: larger τ only buries the part of J that depends on w under the constant (pairs) τ²: from
+#: τ ~ 1e5 on, Clarabel calls such problems infeasible.
+#: λ ≤ 1e12: pi_t sums P_ij ≤ 2 over same-class pairs, so pi_t ≤ n² (1e12 at n = 10^6 held-out
+#: examples); with λ far above pi the optimum is the uniform weights of gcForest
+#: (solver="uniform"), so a larger λ chooses nothing new. (pi_t + λ) w_t², the gradient
+#: 2 (pi_t + λ) w_t and the line search's 2 Σ_t (pi_t + λ) d_t² stay below ~1e13 T.
+LAMBDA_MAX = 1e12
+TAU_MAX = 1e3
+#: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>
+#: (also the checks of every ``tune_grid`` entry).
+LAMBDA = Float(0.0, high=LAMBDA_MAX)
+TAU = Float(0.0, low_open=True, high=TAU_MAX)
 
 
 def _sampled_problem(tree_probabilities, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
@@ -66,11 +79,11 @@ class DisDFClassifier(CascadeForestClassifier):
     Parameters
     ----------
     lambda_ : float, default=1.0
-        lambda >= 0, strength of the ||w||^2 regulariser. The objective sums over
+        lambda in [0, 1e12], strength of the ||w||^2 regulariser. The objective sums over
         pairs, so pi_t grows like (held-out examples)^2; lambda that is large
         against pi pulls w to the uniform weights of gcForest.
     tau : float, default=1.0
-        tau > 0, the margin of the hinge on different-class pairs. <Q_ij, w> is
+        tau in (0, 1e3], the margin of the hinge on different-class pairs. <Q_ij, w> is
         the Manhattan distance between two class vectors, which lies in [0, 2]:
         tau = 1 asks every different-class pair to be at total-variation
         distance at least 1/2; tau >= 2 keeps every hinge active.

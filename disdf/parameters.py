@@ -50,11 +50,13 @@ class Integer:
 
 @dataclass(frozen=True)
 class Float:
-    """A finite real number (never a bool) above ``low`` (> if ``low_open``, else >=), optionally None."""
+    """A finite real number (never a bool) above ``low`` (> if ``low_open``, else >=) and at most
+    ``high``, optionally None."""
 
     low: float | None = None
     low_open: bool = False
     none: bool = False
+    high: float | None = None
 
     def check(self, owner: str, name: str, value: Any) -> None:
         if value is None and self.none:
@@ -65,9 +67,15 @@ class Float:
             raise ValueError(f"{owner}: {name} must be a finite number{self._range()}; got {value!r}")
         if self.low is not None and (value <= self.low if self.low_open else value < self.low):
             raise ValueError(f"{owner}: {name} must be a finite number{self._range()}; got {value!r}")
+        if self.high is not None and value > self.high:
+            raise ValueError(f"{owner}: {name} must be a finite number{self._range()}; got {value!r}")
 
     def _range(self) -> str:
-        bound = "" if self.low is None else f" {'>' if self.low_open else '>='} {self.low:g}"
+        if self.high is not None:  # both ends, as Integer states its range
+            low = "(-inf" if self.low is None else f"{'(' if self.low_open else '['}{self.low:g}"
+            bound = f" in {low}, {self.high:g}]"
+        else:
+            bound = "" if self.low is None else f" {'>' if self.low_open else '>='} {self.low:g}"
         return bound + (" or None" if self.none else "")
 
 
