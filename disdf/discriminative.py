@@ -255,7 +255,12 @@ class DisDFClassifier(CascadeForestClassifier):
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
     def _solve(self, problem, w0, options: dict, where: str) -> WeightSolution:
-        """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback."""
+        """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback.
+
+        A failure is any :class:`WeightSolverError` of :func:`solve_weights`: a solver's own
+        (a non-optimal cvxpy status), a floating-point error during the solve
+        (``"numerical_error"``) or a non-finite result (``"non_finite"``).
+        """
         try:
             return solve_weights(problem, self.solver, w0=w0, **options)
         except WeightSolverError as error:
@@ -266,7 +271,19 @@ class DisDFClassifier(CascadeForestClassifier):
                     solver=error.solver,
                     status=error.status,
                 ) from error
-            return replace(solve_weights(problem, self.solver_fallback, w0=w0), fallback_reason=reason)
+            return replace(self._fall_back(problem, w0, reason), fallback_reason=reason)
+
+    def _fall_back(self, problem, w0, reason: str) -> WeightSolution:
+        """The fallback's solution; if it fails too, an error naming both failures and where."""
+        try:
+            return solve_weights(problem, self.solver_fallback, w0=w0)
+        except WeightSolverError as error:
+            raise WeightSolverError(
+                f"Weight solve failed at {reason}; solver_fallback={self.solver_fallback!r} failed too: "
+                f"solver {error.solver} ended with status {error.status!r} ({error})",
+                solver=error.solver,
+                status=error.status,
+            ) from error
 
     def _weight_problems(self, fit: LevelFit, y_code: np.ndarray) -> list:
         """Per fold model (forest-major), a function (lambda_, tau) -> its weight problem.
