@@ -342,7 +342,11 @@ class DisDFClassifier(CascadeForestClassifier):
         for (m, k, part, _), solution in zip(jobs, solutions, strict=True):
             parts[m][k].append((part, solution.w))
         seconds = float(sum(solution.seconds for solution in solutions))
-        return [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)], seconds
+        return (
+            [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)],
+            seconds,
+            solutions,
+        )
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Solve eq. (70)-(72) for every fold model of every forest: the level's forests with weights."""
@@ -368,15 +372,18 @@ class DisDFClassifier(CascadeForestClassifier):
                 ),
                 self.n_jobs,
             )
-            self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]
             forests = [
                 forest.with_weights([s.w for s in solutions[m * n_folds : (m + 1) * n_folds]])
                 for m, forest in enumerate(fit.forests)
             ]
+            cross_fitted: list[WeightSolution] = []
             if self.weight_fitting == "cross_fit":
-                forests, seconds = self._cross_fitted(forests, fit, lambda_, tau, options, places)
+                forests, seconds, cross_fitted = self._cross_fitted(
+                    forests, fit, lambda_, tau, options, places
+                )
                 cross_fit_seconds += seconds
+            self._warn_fallbacks(solutions, level_index, cross_fitted)
             if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
                 best = (None, lambda_, tau, forests, solutions)
                 break
@@ -403,14 +410,23 @@ class DisDFClassifier(CascadeForestClassifier):
             info["grid"] = grid_scores
         return forests, info
 
-    def _warn_fallbacks(self, solutions: list[WeightSolution], level_index: int) -> None:
-        """One warning per level and grid point, not one per weight problem."""
+    def _warn_fallbacks(
+        self, solutions: list[WeightSolution], level_index: int, cross_fitted: Sequence[WeightSolution] = ()
+    ) -> None:
+        """One warning per level and grid point, not one per weight problem, saying why: the first
+        failure's reason. The cross-fitted parts' solves fall back too, and are counted apart."""
         failed = [s.fallback_reason for s in solutions if s.fallback_reason is not None]
-        if failed:
+        failed_parts = [s.fallback_reason for s in cross_fitted if s.fallback_reason is not None]
+        if failed or failed_parts:
+            parts = (
+                f" (and on {len(failed_parts)} of {len(cross_fitted)} cross-fitted parts)"
+                if failed_parts
+                else ""
+            )
             warnings.warn(
                 f"solver {self.solver!r} failed on {len(failed)} of {len(solutions)} weight problems "
-                f"at level {level_index + 1}; solved them with solver_fallback={self.solver_fallback!r}. "
-                f"First failure: {failed[0]}",
+                f"at level {level_index + 1}{parts}; solved them with "
+                f"solver_fallback={self.solver_fallback!r}. First failure: {(failed + failed_parts)[0]}",
                 SolverFallbackWarning,
                 stacklevel=3,
             )

@@ -161,14 +161,36 @@ def test_a_non_finite_solve_falls_back_when_asked_and_the_warning_says_why(monke
     messages = [str(w.message) for w in caught if issubclass(w.category, SolverFallbackWarning)]
     assert len(messages) == len(model.level_scores_)
     assert re.match(
-        r"solver 'frank_wolfe_away' failed on 12 of 12 weight problems at level 1; solved them "
-        rf"with solver_fallback='frank_wolfe'. First failure: {NON_FINITE}",
+        r"solver 'frank_wolfe_away' failed on 12 of 12 weight problems at level 1 \(and on 36 of 36 "
+        rf"cross-fitted parts\); solved them with solver_fallback='frank_wolfe'. First failure: {NON_FINITE}",
         messages[0],
     )
     diagnostics = [d for level in model.solver_diagnostics_ for f in level for d in f]
     assert all("'non_finite'" in d["fallback_reason"] for d in diagnostics)
     assert {d["solver"] for d in diagnostics} == {"frank_wolfe"}
     assert all(np.isfinite(d["objective"]) for d in diagnostics)
+
+
+def test_a_cross_fitted_part_that_falls_back_is_warned_of(monkeypatch):
+    """Only the cross-fitted parts' solves (warm-started, unlike a level's first solves) fail."""
+    from dataclasses import replace
+
+    from disdf import weights
+
+    real = weights.SOLVERS["frank_wolfe_away"]
+
+    def fails_warm_started(problem, *, w0=None, **kw):
+        solution = real(problem, w0=w0, **kw)
+        return solution if w0 is None else replace(solution, objective=float("inf"))
+
+    monkeypatch.setitem(weights.SOLVERS, "frank_wolfe_away", fails_warm_started)
+    with pytest.warns(
+        SolverFallbackWarning,
+        match=r"failed on 0 of 12 weight problems at level 1 \(and on 36 of 36 cross-fitted parts\).*"
+        r"First failure: level 1, forest 1 \(completely_random\), fold 1 of 3, cross-fitted part: solver "
+        r"frank_wolfe_away ended with status 'non_finite'",
+    ):
+        DisDFClassifier(n_trees=5, max_levels=1, solver_fallback="frank_wolfe", random_state=0).fit(X, y)
 
 
 def test_a_fallback_that_fails_too_is_an_error_naming_both(monkeypatch):
