@@ -13,7 +13,7 @@ from sklearn.model_selection import KFold
 
 from disdf.cascade import CascadeForestClassifier, level_accuracy
 from disdf.forest_fit import LevelFit
-from disdf.parameters import Boolean, Constraint, Float, Integer, OneOf, check_parameters
+from disdf.parameters import Boolean, Constraint, DictParameter, Float, Integer, OneOf, check_parameters
 from disdf.threads import run_tasks
 from disdf.weights import (
     SOLVERS,
@@ -99,14 +99,16 @@ class DisDFClassifier(CascadeForestClassifier):
         Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,
         ``{"qp_solver": "OSQP"}``, ``{"gradient": "printed"}`` (frank_wolfe
         only: the ablation with eq. (78) as printed), ``{"batch_size": 1024,
-        "max_iter": 2000}`` (stochastic_frank_wolfe).
+        "max_iter": 2000}`` (stochastic_frank_wolfe). ``set_params(solver_options__tol=1e-6)``
+        (GridSearchCV's spelling) sets one entry of a copy (None: of ``{}``).
     tune : bool, default=False
         Per level, once its trees are fit, choose (lambda, tau) from
         ``tune_grid`` by the level's out-of-fold accuracy (ties: the larger mean
         out-of-fold probability of the true class), re-solving only the
         weights, warm-started. Test data is never involved.
     tune_grid : dict with keys "lambda_" and "tau", default=None
-        None means :data:`DEFAULT_TUNE_GRID`.
+        None means :data:`DEFAULT_TUNE_GRID`. ``set_params(tune_grid__tau=[...])`` sets one
+        entry of a copy (None: of the default grid).
     solver_fallback : str or None, default=None
         What to do when ``solver`` fails (e.g. qp ends in status
         ``user_limit`` or ``solver_error``). None: raise a
@@ -158,6 +160,14 @@ class DisDFClassifier(CascadeForestClassifier):
         "tune": Boolean(),
         "weight_fitting": OneOf(WEIGHT_FITTINGS),
         "cross_fit_parts": Integer(2),
+    }
+
+    #: set_params(solver_options__tol=1e-6) and set_params(tune_grid__lambda_=[...]) (GridSearchCV's
+    #: spelling) set one entry: solver_options takes any (fit checks them against the solver; None
+    #: is no options), tune_grid its two (None is DEFAULT_TUNE_GRID, whose other entry stays).
+    _dict_parameters: ClassVar[dict[str, DictParameter]] = {
+        "solver_options": DictParameter(),
+        "tune_grid": DictParameter(keys=("lambda_", "tau"), default=DEFAULT_TUNE_GRID),
     }
 
     def __init__(
