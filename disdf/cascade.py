@@ -28,7 +28,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from disdf.fit_memory import check_level_memory, level_memory
 from disdf.forest_fit import FoldModel, ForestFit, LevelFit, fold_model_vectors
 from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
-from disdf.parameters import Constraint, Float, Integer, OneOf, check_parameters
+from disdf.parameters import (
+    Constraint,
+    DictParameter,
+    Float,
+    Integer,
+    OneOf,
+    check_parameters,
+    split_nested_params,
+)
 from disdf.threads import run_tasks
 
 AUGMENTATIONS = ("cumulative", "previous")
@@ -236,6 +244,30 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "verbose": Integer(0),
         "test_vectors": OneOf(TEST_VECTORS),
     }
+
+    #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
+    _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
+
+    def set_params(self, **params: Any) -> CascadeForestClassifier:
+        """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
+        GridSearchCV passes ``solver_options__tol``): the parameter becomes a copy of its dict
+        (None: of its default) with that entry. ``name__key`` for a parameter that is neither a
+        dict parameter nor an estimator raises a ValueError naming it (scikit-learn would call
+        ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails."""
+        owner = type(self).__name__
+        plain, entries = split_nested_params(
+            owner, params, self._get_param_names(), self.get_params(deep=False), self._dict_parameters
+        )
+        updated = {
+            name: self._dict_parameters[name].updated(
+                owner, name, plain.get(name, getattr(self, name)), values
+            )
+            for name, values in entries.items()
+        }
+        super().set_params(**plain)
+        for name, value in updated.items():
+            setattr(self, name, value)
+        return self
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
         params = self.get_params(deep=False)

@@ -14,7 +14,7 @@ from sklearn.model_selection import KFold
 from disdf.cascade import CascadeForestClassifier, level_accuracy
 from disdf.fit_memory import different_class_pairs_per_fold
 from disdf.forest_fit import LevelFit
-from disdf.parameters import Boolean, Constraint, Float, Integer, OneOf, check_parameters
+from disdf.parameters import Boolean, Constraint, DictParameter, Float, Integer, OneOf, check_parameters
 from disdf.threads import run_tasks
 from disdf.weights import (
     SOLVERS,
@@ -30,9 +30,22 @@ from disdf.weights import (
 
 #: How a fold model's weights and its held-out examples' class vectors relate (see DisDFClassifier).
 WEIGHT_FITTINGS = ("same_examples", "cross_fit")
-#: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>.
-LAMBDA = Float(0.0)
-TAU = Float(0.0, low_open=True)
+#: Upper ends of λ and τ: within them J of eq. (70)-(72), its gradient and the line search's
+#: sums stay far below float64's 1.8e308 for any problem a machine can hold (10^12 pairs, 10^6 trees).
+#: τ ≤ 1e3: <Q_ij, w> lies in [0, 2], so from τ = 2 on every hinge is active; a pair adds at most
+#: τ² = 1e6 to J and 2 τ Q_ij ≤ 4e3 to a gradient entry (1e18 and 4e15 over 10^12 pairs). A
+#: larger τ only buries the part of J that depends on w under the constant (pairs) τ²: from
+#: τ ~ 1e5 on, Clarabel calls such problems infeasible.
+#: λ ≤ 1e12: pi_t sums P_ij ≤ 2 over same-class pairs, so pi_t ≤ n² (1e12 at n = 10^6 held-out
+#: examples); with λ far above pi the optimum is the uniform weights of gcForest
+#: (solver="uniform"), so a larger λ chooses nothing new. (pi_t + λ) w_t², the gradient
+#: 2 (pi_t + λ) w_t and the line search's 2 Σ_t (pi_t + λ) d_t² stay below ~1e13 T.
+LAMBDA_MAX = 1e12
+TAU_MAX = 1e3
+#: λ of eq. (70) and τ of eq. (72): λ ≥ 0 weighs ‖w‖², τ > 0 is the margin on <Q_ij, w>
+#: (also the checks of every ``tune_grid`` entry).
+LAMBDA = Float(0.0, high=LAMBDA_MAX)
+TAU = Float(0.0, low_open=True, high=TAU_MAX)
 
 
 def _sampled_problem(tree_probabilities, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
@@ -67,11 +80,11 @@ class DisDFClassifier(CascadeForestClassifier):
     Parameters
     ----------
     lambda_ : float, default=1.0
-        lambda >= 0, strength of the ||w||^2 regulariser. The objective sums over
+        lambda in [0, 1e12], strength of the ||w||^2 regulariser. The objective sums over
         pairs, so pi_t grows like (held-out examples)^2; lambda that is large
         against pi pulls w to the uniform weights of gcForest.
     tau : float, default=1.0
-        tau > 0, the margin of the hinge on different-class pairs. <Q_ij, w> is
+        tau in (0, 1e3], the margin of the hinge on different-class pairs. <Q_ij, w> is
         the Manhattan distance between two class vectors, which lies in [0, 2]:
         tau = 1 asks every different-class pair to be at total-variation
         distance at least 1/2; tau >= 2 keeps every hinge active.
@@ -87,14 +100,16 @@ class DisDFClassifier(CascadeForestClassifier):
         Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,
         ``{"qp_solver": "OSQP"}``, ``{"gradient": "printed"}`` (frank_wolfe
         only: the ablation with eq. (78) as printed), ``{"batch_size": 1024,
-        "max_iter": 2000}`` (stochastic_frank_wolfe).
+        "max_iter": 2000}`` (stochastic_frank_wolfe). ``set_params(solver_options__tol=1e-6)``
+        (GridSearchCV's spelling) sets one entry of a copy (None: of ``{}``).
     tune : bool, default=False
         Per level, once its trees are fit, choose (lambda, tau) from
         ``tune_grid`` by the level's out-of-fold accuracy (ties: the larger mean
         out-of-fold probability of the true class), re-solving only the
         weights, warm-started. Test data is never involved.
     tune_grid : dict with keys "lambda_" and "tau", default=None
-        None means :data:`DEFAULT_TUNE_GRID`.
+        None means :data:`DEFAULT_TUNE_GRID`. ``set_params(tune_grid__tau=[...])`` sets one
+        entry of a copy (None: of the default grid).
     solver_fallback : str or None, default=None
         What to do when ``solver`` fails (e.g. qp ends in status
         ``user_limit`` or ``solver_error``). None: raise a
@@ -146,6 +161,14 @@ class DisDFClassifier(CascadeForestClassifier):
         "tune": Boolean(),
         "weight_fitting": OneOf(WEIGHT_FITTINGS),
         "cross_fit_parts": Integer(2),
+    }
+
+    #: set_params(solver_options__tol=1e-6) and set_params(tune_grid__lambda_=[...]) (GridSearchCV's
+    #: spelling) set one entry: solver_options takes any (fit checks them against the solver; None
+    #: is no options), tune_grid its two (None is DEFAULT_TUNE_GRID, whose other entry stays).
+    _dict_parameters: ClassVar[dict[str, DictParameter]] = {
+        "solver_options": DictParameter(),
+        "tune_grid": DictParameter(keys=("lambda_", "tau"), default=DEFAULT_TUNE_GRID),
     }
 
     def __init__(
@@ -256,7 +279,12 @@ class DisDFClassifier(CascadeForestClassifier):
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
     def _solve(self, problem, w0, options: dict, where: str) -> WeightSolution:
-        """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback."""
+        """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback.
+
+        A failure is any :class:`WeightSolverError` of :func:`solve_weights`: a solver's own
+        (a non-optimal cvxpy status), a floating-point error during the solve
+        (``"numerical_error"``) or a non-finite result (``"non_finite"``).
+        """
         try:
             return solve_weights(problem, self.solver, w0=w0, **options)
         except WeightSolverError as error:
@@ -267,7 +295,19 @@ class DisDFClassifier(CascadeForestClassifier):
                     solver=error.solver,
                     status=error.status,
                 ) from error
-            return replace(solve_weights(problem, self.solver_fallback, w0=w0), fallback_reason=reason)
+            return replace(self._fall_back(problem, w0, reason), fallback_reason=reason)
+
+    def _fall_back(self, problem, w0, reason: str) -> WeightSolution:
+        """The fallback's solution; if it fails too, an error naming both failures and where."""
+        try:
+            return solve_weights(problem, self.solver_fallback, w0=w0)
+        except WeightSolverError as error:
+            raise WeightSolverError(
+                f"Weight solve failed at {reason}; solver_fallback={self.solver_fallback!r} failed too: "
+                f"solver {error.solver} ended with status {error.status!r} ({error})",
+                solver=error.solver,
+                status=error.status,
+            ) from error
 
     def _weight_problems(self, fit: LevelFit, y_code: np.ndarray) -> list:
         """Per fold model (forest-major), a function (lambda_, tau) -> its weight problem.
@@ -326,7 +366,11 @@ class DisDFClassifier(CascadeForestClassifier):
         for (m, k, part, _), solution in zip(jobs, solutions, strict=True):
             parts[m][k].append((part, solution.w))
         seconds = float(sum(solution.seconds for solution in solutions))
-        return [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)], seconds
+        return (
+            [forest.with_out_of_fold_weights(parts[m]) for m, forest in enumerate(forests)],
+            seconds,
+            solutions,
+        )
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Solve eq. (70)-(72) for every fold model of every forest: the level's forests with weights."""
@@ -352,15 +396,18 @@ class DisDFClassifier(CascadeForestClassifier):
                 ),
                 self.n_jobs,
             )
-            self._warn_fallbacks(solutions, level_index)
             previous = [solution.w for solution in solutions]
             forests = [
                 forest.with_weights([s.w for s in solutions[m * n_folds : (m + 1) * n_folds]])
                 for m, forest in enumerate(fit.forests)
             ]
+            cross_fitted: list[WeightSolution] = []
             if self.weight_fitting == "cross_fit":
-                forests, seconds = self._cross_fitted(forests, fit, lambda_, tau, options, places)
+                forests, seconds, cross_fitted = self._cross_fitted(
+                    forests, fit, lambda_, tau, options, places
+                )
                 cross_fit_seconds += seconds
+            self._warn_fallbacks(solutions, level_index, cross_fitted)
             if len(grid) == 1:  # nothing to choose: the cascade scores the level itself
                 best = (None, lambda_, tau, forests, solutions)
                 break
@@ -387,14 +434,23 @@ class DisDFClassifier(CascadeForestClassifier):
             info["grid"] = grid_scores
         return forests, info
 
-    def _warn_fallbacks(self, solutions: list[WeightSolution], level_index: int) -> None:
-        """One warning per level and grid point, not one per weight problem."""
+    def _warn_fallbacks(
+        self, solutions: list[WeightSolution], level_index: int, cross_fitted: Sequence[WeightSolution] = ()
+    ) -> None:
+        """One warning per level and grid point, not one per weight problem, saying why: the first
+        failure's reason. The cross-fitted parts' solves fall back too, and are counted apart."""
         failed = [s.fallback_reason for s in solutions if s.fallback_reason is not None]
-        if failed:
+        failed_parts = [s.fallback_reason for s in cross_fitted if s.fallback_reason is not None]
+        if failed or failed_parts:
+            parts = (
+                f" (and on {len(failed_parts)} of {len(cross_fitted)} cross-fitted parts)"
+                if failed_parts
+                else ""
+            )
             warnings.warn(
                 f"solver {self.solver!r} failed on {len(failed)} of {len(solutions)} weight problems "
-                f"at level {level_index + 1}; solved them with solver_fallback={self.solver_fallback!r}. "
-                f"First failure: {failed[0]}",
+                f"at level {level_index + 1}{parts}; solved them with "
+                f"solver_fallback={self.solver_fallback!r}. First failure: {(failed + failed_parts)[0]}",
                 SolverFallbackWarning,
                 stacklevel=3,
             )

@@ -104,13 +104,55 @@ def solve_weights(
     ``problem`` is the kind the solver reads (:data:`SOLVER_PROBLEM`);
     ``options`` are checked against :data:`SOLVER_OPTIONS`; ``w0`` warm-starts
     the iterative solvers.
+
+    Every solve goes through here, and its numbers are checked, not trusted: a
+    floating-point overflow or invalid value during the solve raises
+    :class:`WeightSolverError` with status ``"numerical_error"``, and weights,
+    objective or gap that are not finite afterwards (compiled code does not
+    report overflow) raise it with status ``"non_finite"``.
     """
     check_solver_options(solver, options)
     if not isinstance(problem, SOLVER_PROBLEM[solver]):
         raise TypeError(
             f"solver {solver!r} reads a {SOLVER_PROBLEM[solver].__name__}; got a {type(problem).__name__}"
         )
-    return SOLVERS[solver](problem, w0=w0, **options)
+    try:
+        # J and its gradient are sums of squares and products of finite data: an overflow or an
+        # invalid value (inf - inf) means they left float64, and whatever status the solver would
+        # report is not about J. Division by zero is left as it was: the code guards it itself.
+        with np.errstate(over="raise", invalid="raise"):
+            solution = SOLVERS[solver](problem, w0=w0, **options)
+    except FloatingPointError as error:
+        raise WeightSolverError(
+            f"solver {solver!r} hit a floating-point error ({error}) on {_describe(problem)}: "
+            "J of eq. (70)-(72) or its gradient is not finite in float64",
+            solver=solver,
+            status="numerical_error",
+        ) from error
+    _check_finite(solution, problem)
+    return solution
+
+
+def _describe(problem: WeightProblem | SampledWeightProblem) -> str:
+    """The problem's size and hyper-parameters, for error messages."""
+    pairs = f", {problem.stats.n_pairs} different-class pairs" if isinstance(problem, WeightProblem) else ""
+    settings = f"lambda_={problem.lambda_!r}, tau={problem.tau!r}"
+    return f"a problem with T={problem.n_trees} trees{pairs}, {settings}"
+
+
+def _check_finite(solution: WeightSolution, problem: WeightProblem | SampledWeightProblem) -> None:
+    """Raise unless the weights, the objective and the gap are all finite (the numba loops and
+    cvxpy's solvers run outside numpy's error state: their overflow only shows in the result)."""
+    fields = {"weights": solution.w, "objective": solution.objective, "gap": solution.gap}
+    bad = [name for name, value in fields.items() if not np.all(np.isfinite(value))]
+    if bad:
+        raise WeightSolverError(
+            f"solver {solution.solver!r} returned non-finite {' and '.join(bad)} "
+            f"(objective={solution.objective!r}, gap={solution.gap!r}, status {solution.status!r}) "
+            f"on {_describe(problem)}",
+            solver=solution.solver,
+            status="non_finite",
+        )
 
 
 __all__ = [

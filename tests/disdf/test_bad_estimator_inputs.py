@@ -82,8 +82,20 @@ PARAM_CASES = [
     ({"n_jobs": 1.5}, r"n_jobs must be an int"),
     ({"verbose": -1}, r"verbose must be an int in \[0, inf\]"),
     ({"engine": "gpu"}, r"engine must be one of \['sklearn', 'fast', 'binned'\]"),
-    ({"lambda_": float("nan")}, r"lambda_ must be a finite number >= 0; got nan"),
-    ({"tau": float("inf")}, r"tau must be a finite number > 0; got inf"),
+    ({"lambda_": float("nan")}, r"lambda_ must be a finite number in \[0, 1e\+12\]; got nan"),
+    ({"tau": float("inf")}, r"tau must be a finite number in \(0, 1000\]; got inf"),
+    # Finite but so large that J of eq. (70)-(72) or its gradient would overflow float64.
+    ({"tau": 1e300}, r"DisDFClassifier: tau must be a finite number in \(0, 1000\]; got 1e\+300"),
+    ({"tau": 1e160}, r"DisDFClassifier: tau must be a finite number in \(0, 1000\]; got 1e\+160"),
+    ({"lambda_": 1e300}, r"DisDFClassifier: lambda_ must be a finite number in \[0, 1e\+12\]; got 1e\+300"),
+    (
+        {"tune": True, "tune_grid": {"lambda_": [1.0], "tau": [1.0, 1e300]}},
+        r"tune_grid\['tau'\] entry must be a finite number in \(0, 1000\]; got 1e\+300",
+    ),
+    (
+        {"tune": True, "tune_grid": {"lambda_": [1e300], "tau": [1.0]}},
+        r"tune_grid\['lambda_'\] entry must be a finite number in \[0, 1e\+12\]; got 1e\+300",
+    ),
     ({"tune": "yes"}, r"tune must be True or False; got 'yes'"),
     ({"tune": True, "tune_grid": {"lambda_": [1.0], "tau": [float("nan")]}}, r"tune_grid\['tau'\] entry"),
     (
@@ -113,6 +125,19 @@ def test_bad_hyperparameters(params, message):
         for engine in ("sklearn", "fast") if "engine" not in params else ("sklearn",):
             with pytest.raises((ValueError, TypeError), match=message):
                 estimator(**({"n_trees": 3, "engine": engine} | params)).fit(X, y)
+
+
+def test_lambda_and_tau_bounds_hold_their_ends_and_every_default():
+    """The ends of the ranges are accepted, and so is every lambda and tau the default tune grid uses."""
+    from disdf.discriminative import DEFAULT_TUNE_GRID, LAMBDA, LAMBDA_MAX, TAU, TAU_MAX
+
+    for value in (0.0, LAMBDA_MAX, *DEFAULT_TUNE_GRID["lambda_"]):
+        LAMBDA.check("DisDFClassifier", "lambda_", value)
+    for value in (1e-9, TAU_MAX, *DEFAULT_TUNE_GRID["tau"]):
+        TAU.check("DisDFClassifier", "tau", value)
+    above = float(np.nextafter(TAU_MAX, np.inf))
+    with pytest.raises(ValueError, match=rf"tau must be a finite number in \(0, 1000\]; got {above!r}"):
+        TAU.check("DisDFClassifier", "tau", above)
 
 
 def test_every_solver_option_table_matches_its_solver():

@@ -242,3 +242,74 @@ def test_newton_steps_add_the_optimum_s_trees_at_once():
     assert together.status == one_at_a_time.status == "converged"
     assert abs(together.objective - one_at_a_time.objective) <= 1e-6 * one_at_a_time.objective
     assert np.abs(together.w - one_at_a_time.w).max() < 1e-6
+
+
+# ------------------------------------------------------------ numbers checked, not trusted
+def huge_tau_problem(solver, tau=1e300):
+    """lambda = 0 and a tau whose square overflows float64, built directly (the estimator refuses it)."""
+    if solver == "stochastic_frank_wolfe":
+        from disdf.weights import SampledWeightProblem
+
+        rng = np.random.default_rng(0)
+        return SampledWeightProblem(rng.dirichlet(np.ones(2), size=(20, 15)), np.arange(20) % 2, 0.0, tau)
+    return make_problem(20, 15, 2, 0.0, tau, 0.7)
+
+
+@pytest.mark.parametrize(
+    ("solver", "status"),
+    [
+        ("frank_wolfe_away", "numerical_error"),  # overflow in numpy's J at the end
+        ("frank_wolfe", "numerical_error"),  # overflow in numpy's iterations
+        ("uniform", "numerical_error"),
+        ("stochastic_frank_wolfe", "non_finite"),  # compiled: only its result shows the overflow
+        ("qp", "solver_error"),  # Clarabel refuses the problem itself
+    ],
+)
+@pytest.mark.parametrize("tau", [1e300, 1e160])
+def test_a_solve_that_overflows_is_a_failure_not_converged(solver, status, tau):
+    """Before, frank_wolfe_away reported "converged" here with objective inf (only a RuntimeWarning)."""
+    with pytest.raises(WeightSolverError) as caught:
+        solve_weights(huge_tau_problem(solver, tau), solver)
+    assert caught.value.status == status
+    assert caught.value.solver.startswith(solver)
+    if status != "solver_error":
+        assert f"tau={tau!r}" in str(caught.value) and "T=15 trees" in str(caught.value)
+
+
+def test_qp_claiming_optimal_on_an_overflowing_problem_is_a_failure(monkeypatch):
+    """Whatever the backend reports, a J that overflows at its weights is not an optimum."""
+    import cvxpy as cp
+
+    def claims_optimal(self, *args, **kwargs):
+        (w,) = self.variables()
+        w.value = np.full(w.shape, 1.0 / w.shape[0])
+        self._status = cp.OPTIMAL
+
+    monkeypatch.setattr(cp.Problem, "solve", claims_optimal)
+    monkeypatch.setattr(cp.Problem, "status", property(lambda self: self._status))
+    with pytest.raises(WeightSolverError, match=r"overflow encountered") as caught:
+        solve_weights(huge_tau_problem("qp"), "qp")
+    assert (caught.value.solver, caught.value.status) == ("qp", "numerical_error")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [("objective", np.inf, "objective"), ("gap", np.nan, "gap"), ("w", np.array([np.nan, 1.0]), "weights")],
+)
+def test_a_non_finite_result_is_a_failure_whatever_its_status(monkeypatch, field, value, named):
+    """Compiled loops ignore numpy's error state: the result itself is checked."""
+    from dataclasses import replace
+
+    from disdf import weights
+
+    real = weights.SOLVERS["frank_wolfe_away"]
+    monkeypatch.setitem(
+        weights.SOLVERS,
+        "frank_wolfe_away",
+        lambda problem, **kw: replace(real(problem, **kw), **{field: value}),
+    )
+    with pytest.raises(
+        WeightSolverError, match=rf"returned non-finite {named} .*status 'converged'"
+    ) as caught:
+        solve_weights(make_problem(20, 15, 2, 1.0, 1.0, 0.7), "frank_wolfe_away")
+    assert (caught.value.solver, caught.value.status) == ("frank_wolfe_away", "non_finite")

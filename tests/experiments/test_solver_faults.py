@@ -6,6 +6,7 @@ exception, infeasible or inaccurate statuses) are simulated.
 """
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -124,3 +125,81 @@ def test_in_a_sweep_the_error_names_the_split_and_keeps_what_was_recorded(tmp_pa
     fallen_back = [r for r in RecordStore(tmp_path / "raw").read("ecoli")[2:] if r["method"] == "disdf"]
     assert fallen_back and all(r["solver_fallbacks"] == r["solver_solves"] > 0 for r in fallen_back)
     assert any("solver_fallback='frank_wolfe_away'" in w for r in fallen_back for w in r["warnings"])
+
+
+def returns_inf_objective(monkeypatch, solver="frank_wolfe_away"):
+    """The solver runs as usual and reports "converged" with objective inf (as tau=1e300 did)."""
+    from dataclasses import replace
+
+    from disdf import weights
+
+    real = weights.SOLVERS[solver]
+    monkeypatch.setitem(
+        weights.SOLVERS, solver, lambda problem, **kw: replace(real(problem, **kw), objective=float("inf"))
+    )
+
+
+NON_FINITE = (
+    r"level 1, forest 1 \(completely_random\), fold 1 of 3: solver frank_wolfe_away ended with status "
+    r"'non_finite' \(solver 'frank_wolfe_away' returned non-finite objective \(objective=inf, "
+)
+
+
+def test_a_non_finite_solve_is_an_error_naming_where_and_why(monkeypatch):
+    returns_inf_objective(monkeypatch)
+    with pytest.raises(WeightSolverError, match=f"Weight solve failed at {NON_FINITE}") as caught:
+        DisDFClassifier(n_trees=5, random_state=0).fit(X, y)
+    assert (caught.value.solver, caught.value.status) == ("frank_wolfe_away", "non_finite")
+    assert "solver_fallback='frank_wolfe_away'" in str(caught.value)
+
+
+def test_a_non_finite_solve_falls_back_when_asked_and_the_warning_says_why(monkeypatch):
+    returns_inf_objective(monkeypatch)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = DisDFClassifier(n_trees=5, solver_fallback="frank_wolfe", random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if issubclass(w.category, SolverFallbackWarning)]
+    assert len(messages) == len(model.level_scores_)
+    assert re.match(
+        r"solver 'frank_wolfe_away' failed on 12 of 12 weight problems at level 1 \(and on 36 of 36 "
+        rf"cross-fitted parts\); solved them with solver_fallback='frank_wolfe'. First failure: {NON_FINITE}",
+        messages[0],
+    )
+    diagnostics = [d for level in model.solver_diagnostics_ for f in level for d in f]
+    assert all("'non_finite'" in d["fallback_reason"] for d in diagnostics)
+    assert {d["solver"] for d in diagnostics} == {"frank_wolfe"}
+    assert all(np.isfinite(d["objective"]) for d in diagnostics)
+
+
+def test_a_cross_fitted_part_that_falls_back_is_warned_of(monkeypatch):
+    """Only the cross-fitted parts' solves (warm-started, unlike a level's first solves) fail."""
+    from dataclasses import replace
+
+    from disdf import weights
+
+    real = weights.SOLVERS["frank_wolfe_away"]
+
+    def fails_warm_started(problem, *, w0=None, **kw):
+        solution = real(problem, w0=w0, **kw)
+        return solution if w0 is None else replace(solution, objective=float("inf"))
+
+    monkeypatch.setitem(weights.SOLVERS, "frank_wolfe_away", fails_warm_started)
+    with pytest.warns(
+        SolverFallbackWarning,
+        match=r"failed on 0 of 12 weight problems at level 1 \(and on 36 of 36 cross-fitted parts\).*"
+        r"First failure: level 1, forest 1 \(completely_random\), fold 1 of 3, cross-fitted part: solver "
+        r"frank_wolfe_away ended with status 'non_finite'",
+    ):
+        DisDFClassifier(n_trees=5, max_levels=1, solver_fallback="frank_wolfe", random_state=0).fit(X, y)
+
+
+def test_a_fallback_that_fails_too_is_an_error_naming_both(monkeypatch):
+    returns_inf_objective(monkeypatch)
+    returns_inf_objective(monkeypatch, "frank_wolfe")
+    with pytest.raises(
+        WeightSolverError,
+        match=f"{NON_FINITE}.*; solver_fallback='frank_wolfe' failed too: solver "
+        r"frank_wolfe ended with status 'non_finite'",
+    ) as caught:
+        DisDFClassifier(n_trees=5, solver_fallback="frank_wolfe", random_state=0).fit(X, y)
+    assert (caught.value.solver, caught.value.status) == ("frank_wolfe", "non_finite")
