@@ -16,7 +16,7 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-from experiments.records import RecordStore, record_key
+from experiments.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.unit import TIMING_FIELDS
 
 
@@ -32,11 +32,10 @@ def compare(a: dict[tuple, dict], b: dict[tuple, dict]) -> tuple[int, Counter, C
     differing, one_sided = Counter(), Counter()
     shared = a.keys() & b.keys()
     for key in shared:
-        left, right = a[key], b[key]
-        for field in (left.keys() | right.keys()) - set(TIMING_FIELDS):
-            if field not in left or field not in right:
+        for field, (left, right) in differing_fields(a[key], b[key], TIMING_FIELDS).items():
+            if left is ABSENT or right is ABSENT:
                 one_sided[field] += 1
-            elif left[field] != right[field]:
+            else:
                 differing[field] += 1
     return len(shared), differing, one_sided
 
