@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from hydra.types import RunMode
@@ -91,9 +92,15 @@ def job_output_dir(cfg: DictConfig, hydra_cfg: DictConfig) -> str:
     chosen = [item.split("=", 1)[1] for item in overrides if item.startswith("runtime.output_dir=")]
     if chosen and ("${" in chosen[-1] or "$\\{" in chosen[-1]):  # Hydra escapes it in a job
         return output_dir
+    return str(Path(output_dir) / (job_folder(overrides) or f"job{hydra_cfg.job.num}"))
+
+
+def job_folder(overrides: Iterable[str]) -> str:
+    """The folder name of a multirun job with these overrides ("" if none says what it computes):
+    e.g. ``audit=refit`` for ``experiment=audit audit=refit``."""
+    overrides = [item.lstrip("+~") for item in overrides]
     named = sorted(item for item in overrides if item.split("=")[0].split(".")[0] not in NOT_IN_FOLDER_NAME)
-    folder = ",".join(named).replace("/", "_") or f"job{hydra_cfg.job.num}"
-    return str(Path(output_dir) / folder)
+    return ",".join(named).replace("/", "_")
 
 
 SWEEP_CLAIM = ".sweep_job.json"

@@ -28,7 +28,7 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
@@ -65,6 +65,38 @@ def record_key(record: dict) -> tuple:
         record["repetition"],
         record["config_hash"],
     )
+
+
+class _Absent:
+    """The value of a field a record does not have (a field added to records later, or dropped)."""
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+#: What :func:`differing_fields` gives for a field one of the two records lacks.
+ABSENT = _Absent()
+
+
+def same_value(left: object, right: object) -> bool:
+    """Equal as a record's values are meant: exactly, lists element by element, NaN equal to NaN."""
+    if isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right):
+        return True
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_value, left, right))
+    return left == right
+
+
+def differing_fields(
+    left: dict, right: dict, ignored: Collection[str] = ()
+) -> dict[str, tuple[object, object]]:
+    """The fields in which two records (of one key) differ, each with its (left, right) values;
+    :data:`ABSENT` stands for a field one of them lacks. ``ignored`` fields are not compared."""
+    return {
+        field: (left.get(field, ABSENT), right.get(field, ABSENT))
+        for field in sorted((left.keys() | right.keys()) - set(ignored))
+        if field not in left or field not in right or not same_value(left[field], right[field])
+    }
 
 
 def record_problem(record: object, dataset: str) -> str | None:

@@ -18,7 +18,7 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-from experiments.records import RecordStore, record_key
+from experiments.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.unit import TIMING_FIELDS
 
 
@@ -38,12 +38,13 @@ def compare(
     shared = a.keys() & b.keys()
     equal = 0
     for key in shared:
-        left, right = a[key], b[key]
-        fields = (left.keys() | right.keys()) - set(TIMING_FIELDS) - set(ignored)
-        differs = [f for f in fields if f in left and f in right and left[f] != right[f]]
-        one_sided.update(f for f in fields if f not in left or f not in right)
-        differing.update(differs)
-        equal += not differs
+        fields = differing_fields(a[key], b[key], (*TIMING_FIELDS, *ignored))
+        for field, (left, right) in fields.items():
+            if left is ABSENT or right is ABSENT:
+                one_sided[field] += 1
+            else:
+                differing[field] += 1
+        equal += all(left is ABSENT or right is ABSENT for left, right in fields.values())
     return len(shared), differing, one_sided, equal
 
 
