@@ -1,7 +1,7 @@
 """Whole files replaced in one rename: a reader (or a crash) never sees half a file.
 
 The one atomic-write helper of the project: the downloads of :mod:`disdf.downloads`
-and the experiments' tables, reports and figures (``experiments.durable``) use it.
+and the experiments' tables, reports and figures (``experiments.safety.durable``) use it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ finish; a re-run skips them, so an interrupted run continues where it stopped.
 
 from __future__ import annotations
 
-from experiments.interrupts import stop_from_the_first_instant
+from experiments.safety.interrupts import stop_from_the_first_instant
 
 if __name__ == "__main__":
     stop_from_the_first_instant()  # before the imports below, which take seconds
@@ -32,10 +32,10 @@ import disdf
 from disdf.atomic_files import remove_leftovers
 from disdf.datasets import DataFileError
 from disdf.fit_memory import InsufficientMemoryError
-from experiments import config as _config  # noqa: F401 - registers the schema
-from experiments.backends import sweep_backend
-from experiments.command_line import DEBUG_ENV, refuse_bad_command_line
-from experiments.composition import (
+from experiments.reporting.tables import write_outputs
+from experiments.running import config as _config  # noqa: F401 - registers the schema
+from experiments.running.command_line import DEBUG_ENV, refuse_bad_command_line
+from experiments.running.composition import (
     CONFIG_PATH,
     config_hash,
     estimator_specs,
@@ -43,24 +43,7 @@ from experiments.composition import (
     record_grid,
     run_datasets,
 )
-from experiments.durable import (
-    DiskFullError,
-    UnreadableFileError,
-    UnwritableFolderError,
-    append_json_lines,
-    check_free_space,
-    read_json_lines,
-)
-from experiments.folder_lock import FolderInUseError, exclusive_folder
-from experiments.guards import claim_sweep_folder, job_output_dir
-from experiments.interrupts import (
-    FORCE_EXIT_AFTER_SECONDS,
-    caused_by_interrupt,
-    exit_interrupted,
-    stop_requested,
-    stop_signals_interrupt,
-)
-from experiments.preflight import (  # noqa: F401 - check_model and check_protocol: the checks' home
+from experiments.running.preflight import (  # noqa: F401 - check_model and check_protocol: the checks' home
     check_command,
     check_model,
     check_protocol,
@@ -68,11 +51,28 @@ from experiments.preflight import (  # noqa: F401 - check_model and check_protoc
     protocol_pool,
     protocol_split,
 )
-from experiments.protocol import all_units, split_seed
-from experiments.provenance import code_commit, library_versions
-from experiments.records import RecordStore
-from experiments.tables import write_outputs
-from experiments.unit import run_split
+from experiments.running.protocol import all_units, split_seed
+from experiments.running.records import RecordStore
+from experiments.running.unit import run_split
+from experiments.safety.backends import sweep_backend
+from experiments.safety.durable import (
+    DiskFullError,
+    UnreadableFileError,
+    UnwritableFolderError,
+    append_json_lines,
+    check_free_space,
+    read_json_lines,
+)
+from experiments.safety.folder_lock import FolderInUseError, exclusive_folder
+from experiments.safety.guards import claim_sweep_folder, job_output_dir
+from experiments.safety.interrupts import (
+    FORCE_EXIT_AFTER_SECONDS,
+    caused_by_interrupt,
+    exit_interrupted,
+    stop_requested,
+    stop_signals_interrupt,
+)
+from experiments.safety.provenance import code_commit, library_versions
 
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
 log = logging.getLogger(__name__)

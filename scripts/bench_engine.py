@@ -36,9 +36,9 @@ from disdf.fast_forest import FastForest
 from disdf.forest_specs import fit_fold_model
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics
-from experiments.composition import compose_config, estimator_specs
-from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
-from experiments.unit import make_estimator, run_split
+from experiments.running.composition import compose_config, estimator_specs
+from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
+from experiments.running.unit import make_estimator, run_split
 
 DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
 

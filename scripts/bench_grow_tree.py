@@ -43,7 +43,7 @@ import pandas as pd
 from bench_output import add_record_flag, bench_output
 
 import disdf.fast_forest.kernels as new_kernels
-from experiments.protocol import load_pool
+from experiments.running.protocol import load_pool
 
 KERNELS_PATH = "disdf/fast_forest/kernels.py"
 # kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)

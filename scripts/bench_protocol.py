@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_output import add_record_flag, bench_output
 from compare_records import compare, records_by_key
 
-from experiments.provenance import measurement_stamp
+from experiments.safety.provenance import measurement_stamp
 
 ROOT = Path(__file__).resolve().parents[1]
 

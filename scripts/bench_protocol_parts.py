@@ -8,7 +8,7 @@ For every cell (dataset, N) of experiment=paper, the protocol's split job (every
 methods, level 1 shared, as `make reproduce` runs it) is timed on ``--splits`` of the headline's
 splits, in one process with one BLAS thread (as each worker runs), with the timers of
 ``bench_split_breakdown.py`` (trees, per-tree probabilities, weights, other). A row per
-(dataset, N) gives seconds per split by part. ``python -m experiments.speed_report`` turns them
+(dataset, N) gives seconds per split by part. ``python -m experiments.reporting.sections.speed`` turns them
 into the protocol's core-minutes by part (seconds per split x the protocol's repetitions) and the
 wall minutes on 2 fully used cores with each part at zero cost: a lower bound for any speed-up of
 the other parts.
@@ -25,8 +25,8 @@ from bench_output import add_record_flag, bench_output
 from bench_split_breakdown import install_timers, seconds_by_part, split_job
 from threadpoolctl import threadpool_limits
 
-from experiments.composition import compose_config
-from experiments.provenance import measurement_stamp
+from experiments.running.composition import compose_config
+from experiments.safety.provenance import measurement_stamp
 
 
 def main() -> None:

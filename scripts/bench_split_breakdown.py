@@ -37,10 +37,10 @@ import disdf.discriminative
 from disdf.fast_forest import FastForest
 from disdf.forest_fit import LevelFit
 from disdf.weights import PairStatistics
-from experiments.composition import compose_config, estimator_specs
-from experiments.config import default_data_dir
-from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
-from experiments.unit import run_split
+from experiments.running.composition import compose_config, estimator_specs
+from experiments.running.config import default_data_dir
+from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
+from experiments.running.unit import run_split
 
 #: (owner, function, category): the outermost calls of each category.
 TIMED = [

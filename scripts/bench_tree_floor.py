@@ -37,9 +37,9 @@ from threadpoolctl import threadpool_limits
 from disdf.fast_forest import FastForest, kernels
 from disdf.fast_forest.forest import n_candidate_features
 from disdf.forest_specs import fit_fold_model
-from experiments.config import default_data_dir
-from experiments.protocol import load_pool
-from experiments.provenance import measurement_stamp
+from experiments.running.config import default_data_dir
+from experiments.running.protocol import load_pool
+from experiments.safety.provenance import measurement_stamp
 
 KINDS = ("random_forest", "completely_random")
 #: (dataset, examples, T): protocol folds, and one full-MNIST fold. A tree's time is the marginal

@@ -28,11 +28,11 @@ import pandas as pd
 from bench_output import add_record_flag, bench_output
 
 from disdf.datasets import load_mnist
-from experiments.composition import compose_config, estimator_specs
-from experiments.config import default_data_dir
-from experiments.protocol import Unit
-from experiments.stats import tost_paired
-from experiments.unit import make_estimator
+from experiments.reporting.statistics import tost_paired
+from experiments.running.composition import compose_config, estimator_specs
+from experiments.running.config import default_data_dir
+from experiments.running.protocol import Unit
+from experiments.running.unit import make_estimator
 
 MARGIN_PP = 0.5
 ALPHA = 0.05

@@ -35,8 +35,8 @@ from pathlib import Path
 import pandas as pd
 from bench_output import add_record_flag, bench_output
 
-from experiments.records import RecordStore
-from experiments.stats import tost_paired
+from experiments.reporting.statistics import tost_paired
+from experiments.running.records import RecordStore
 
 KEY = ["dataset", "N", "T", "method", "repetition"]
 SPLIT = ["dataset", "N", "repetition"]

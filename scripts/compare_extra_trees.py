@@ -22,9 +22,9 @@ from bench_output import add_record_flag, bench_output
 from sklearn.ensemble import ExtraTreesClassifier
 
 from disdf.baselines import PlainForestClassifier
-from experiments.config import default_data_dir
-from experiments.protocol import draw_split, load_pool, split_seed, test_size
-from experiments.stats import mean_ci, tost_paired
+from experiments.reporting.statistics import mean_ci, tost_paired
+from experiments.running.config import default_data_dir
+from experiments.running.protocol import draw_split, load_pool, split_seed, test_size
 
 #: Equivalence margin of the pooled TOST, in percentage points (declared before the run).
 MARGIN_PP = 1.0

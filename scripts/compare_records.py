@@ -18,8 +18,8 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
-from experiments.records import ABSENT, RecordStore, differing_fields, record_key
-from experiments.unit import TIMING_FIELDS
+from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
+from experiments.running.unit import TIMING_FIELDS
 
 
 def records_by_key(run_dir: Path) -> dict[tuple, dict]:

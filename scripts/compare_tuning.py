@@ -22,8 +22,8 @@ from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from experiments.protocol import Pool, draw_split, split_seed, test_size
-from experiments.stats import paired_wilcoxon
+from experiments.reporting.statistics import paired_wilcoxon
+from experiments.running.protocol import Pool, draw_split, split_seed, test_size
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 VARIANTS = {

@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from disdf.atomic_files import is_leftover, replaced_atomically
-from experiments.generation import IncompleteOutputsError, add_to_generation, check_generation
-from experiments.interrupts import run_interruptible
+from experiments.safety.generation import IncompleteOutputsError, add_to_generation, check_generation
+from experiments.safety.interrupts import run_interruptible
 
 METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 
-from experiments.unit import TIMING_FIELDS
+from experiments.running.unit import TIMING_FIELDS
 
 
 def main(path: str) -> None:

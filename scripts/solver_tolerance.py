@@ -27,8 +27,8 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
 from disdf import DisDFClassifier
 from disdf.shared_fit import fit_sharing_first_level
-from experiments.protocol import Pool, draw_split, split_seed, test_size
-from experiments.stats import paired_wilcoxon
+from experiments.reporting.statistics import paired_wilcoxon
+from experiments.running.protocol import Pool, draw_split, split_seed, test_size
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 TOLERANCES = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)

@@ -81,7 +81,7 @@ def test_bad_cross_fit_parameters_are_refused(three_class_data, params, message)
 def test_the_cross_fitted_solves_are_timed_and_counted_in_the_solver_seconds():
     from sklearn.datasets import make_classification
 
-    from experiments.unit import weight_solver_seconds
+    from experiments.running.unit import weight_solver_seconds
 
     X, y = make_classification(n_samples=90, n_features=6, n_informative=4, random_state=0)
     timed = {}

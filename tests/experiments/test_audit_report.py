@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.audit_report import (
+from experiments.reporting.sections.audit import (
     HONEST_METHOD,
     oracle_cells,
     oracle_optimism,

@@ -15,10 +15,10 @@ from hydra.errors import ConfigCompositionException
 from records_for_tests import a_record
 
 from disdf.datasets import DataFileError
-from experiments.composition import compose_config
-from experiments.durable import UnwritableFolderError
-from experiments.records import RecordStore
 from experiments.run import run_units
+from experiments.running.composition import compose_config
+from experiments.running.records import RecordStore
+from experiments.safety.durable import UnwritableFolderError
 
 
 def runner_config(tmp_path, data_dir, *overrides):
@@ -314,7 +314,7 @@ BAD_RECORD_LINES = [
 def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_nowhere(
     tmp_path, name, line, warning
 ):
-    from experiments.tables import cell_table
+    from experiments.reporting.tables import cell_table
 
     store = RecordStore(tmp_path)
     store.append_many([a_record(), a_record(method="disdf")])
@@ -335,8 +335,8 @@ def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_now
 
 
 def test_tables_count_distinct_repetitions_and_another_runs_table_goes_aloud(tmp_path, data_dir, caplog):
-    from experiments.composition import config_hash
-    from experiments.tables import write_outputs
+    from experiments.reporting.tables import write_outputs
+    from experiments.running.composition import config_hash
 
     cfg = runner_config(tmp_path, data_dir, "datasets=[ecoli]")
     store = RecordStore(tmp_path / "out" / "raw")

@@ -3,7 +3,12 @@
 import pandas as pd
 import pytest
 
-from experiments.baselines_report import against_baseline, baseline_rows, best_baselines, level_one_agreement
+from experiments.reporting.sections.baselines import (
+    against_baseline,
+    baseline_rows,
+    best_baselines,
+    level_one_agreement,
+)
 from tests.experiments.records_for_tests import a_record
 
 

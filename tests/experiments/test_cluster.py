@@ -10,9 +10,9 @@ import os
 import pytest
 from omegaconf import OmegaConf
 
-from experiments.composition import compose_config
 from experiments.run import run_units
-from experiments.soak import records_without_timing
+from experiments.running.composition import compose_config
+from experiments.safety.soak import records_without_timing
 
 
 def sweep_config(output_dir, data_dir, *overrides):

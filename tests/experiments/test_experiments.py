@@ -10,14 +10,14 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from scipy import stats
 
-from experiments.composition import compose_config
-from experiments.protocol import Pool, draw_split, split_seed
-from experiments.provenance import library_versions
-from experiments.records import RecordStore
+from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
+from experiments.reporting.tables import write_outputs
 from experiments.run import run_units
-from experiments.stats import holm, mean_ci, paired_wilcoxon, tost_paired
-from experiments.tables import write_outputs
-from experiments.unit import TIMING_FIELDS
+from experiments.running.composition import compose_config
+from experiments.running.protocol import Pool, draw_split, split_seed
+from experiments.running.records import RecordStore
+from experiments.running.unit import TIMING_FIELDS
+from experiments.safety.provenance import library_versions
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = {
@@ -39,8 +39,8 @@ def make_config(*overrides):
 
 
 def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_there():
-    from experiments.composition import config_hash
-    from experiments.guards import check_headline_folder, writes_headline
+    from experiments.running.composition import config_hash
+    from experiments.safety.guards import check_headline_folder, writes_headline
 
     paper = make_config("experiment=paper")
     assert paper.model.engine == "fast" and writes_headline(paper.runtime.output_dir)
@@ -73,7 +73,7 @@ def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_
     ],
 )
 def test_any_other_run_pointed_at_the_headline_folder_is_refused(overrides, differs_in):
-    from experiments.guards import check_headline_folder
+    from experiments.safety.guards import check_headline_folder
 
     with pytest.raises(ValueError, match=f"headline folder.*differs in .*{differs_in}"):
         check_headline_folder(make_config(*overrides))
@@ -83,7 +83,7 @@ def test_a_multirun_job_gets_its_own_folder_unless_the_command_interpolates_one(
     from hydra.types import RunMode
     from omegaconf import OmegaConf
 
-    from experiments.guards import job_output_dir
+    from experiments.safety.guards import job_output_dir
 
     cfg = make_config("experiment=smoke", "model.tau=0.5", "solver=qp")
 
@@ -104,7 +104,7 @@ def test_a_multirun_job_gets_its_own_folder_unless_the_command_interpolates_one(
 
 
 def test_the_data_folder_is_found_as_make_finds_it(monkeypatch, tmp_path):
-    from experiments import config
+    from experiments.running import config
 
     monkeypatch.setenv("DISDF_DATA_DIR", str(tmp_path))
     assert make_config().data.dir == str(tmp_path)
@@ -270,7 +270,7 @@ def test_tost_is_the_90_percent_interval_inside_the_margins():
 
 
 def test_config_hash_ignores_the_grid_but_not_the_model():
-    from experiments.composition import config_hash
+    from experiments.running.composition import config_hash
 
     base = config_hash(make_config("experiment=paper"))
     assert config_hash(make_config("experiment=paper", "protocol.repetitions=3", "runtime.n_jobs=1")) == base
@@ -288,7 +288,7 @@ def test_test_set_is_capped_only_when_asked():
 
 
 def test_units_are_repetition_major():
-    from experiments.protocol import all_units
+    from experiments.running.protocol import all_units
 
     units = all_units(["a", "b"], [50, 120], [100, 1000], ["gcforest", "disdf"], 3)
     assert len(units) == 2 * 2 * 2 * 2 * 3 == len({u.key for u in units})
@@ -342,7 +342,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_units(tmp_path, data_dir, signa
 
 def test_an_interrupt_inside_compiled_code_counts_as_an_interrupt():
     """numba re-raises a signal handler's KeyboardInterrupt as a SystemError caused by it."""
-    from experiments.interrupts import caused_by_interrupt
+    from experiments.safety.interrupts import caused_by_interrupt
 
     try:
         try:
@@ -362,7 +362,7 @@ def test_a_stop_that_hangs_or_a_second_signal_exits_at_once(monkeypatch):
     import signal
     import time
 
-    from experiments import interrupts as run
+    from experiments.safety import interrupts as run
 
     exits = []
     monkeypatch.setattr(run, "_exit_now", exits.append)
@@ -381,7 +381,7 @@ def test_a_stop_that_hangs_or_a_second_signal_exits_at_once(monkeypatch):
 
 def test_a_method_is_a_yaml_entry_and_its_own_values_enter_the_hash(tmp_path, data_dir):
     """configs/method/*.yaml are instantiated; a method added by config alone runs and is recorded."""
-    from experiments.composition import config_hash
+    from experiments.running.composition import config_hash
 
     base = make_config("experiment=smoke")
     assert config_hash(make_config("experiment=smoke", "model.tau=0.5")) != config_hash(base)

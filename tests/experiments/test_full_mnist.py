@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.composition import compose_config
-from experiments.full_mnist import (
+from experiments.running.composition import compose_config
+from experiments.running.full_mnist import (
     check_committed_folder,
     check_settings,
     mcnemar,
@@ -53,7 +53,7 @@ def test_mcnemar_counts_the_images_only_one_method_gets_right():
 
 
 def test_report_md_is_its_sections_in_order_and_a_section_is_replaced_not_repeated(tmp_path):
-    from experiments.report import put_section
+    from experiments.reporting.report import put_section
 
     put_section(tmp_path, "mnist_full", "## MNIST\nfirst")
     put_section(tmp_path, "protocol", "# Reproduction report\nthe tables")
@@ -102,8 +102,8 @@ def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path, dat
 
 
 def test_regenerating_the_tables_keeps_the_mnist_section(tmp_path):
-    from experiments.full_mnist import report_section
-    from experiments.report import put_section
+    from experiments.reporting.report import put_section
+    from experiments.running.full_mnist import report_section
 
     row = {
         "method": ["gcforest"],
@@ -162,9 +162,9 @@ def test_one_method_alone_gets_its_row_and_no_paired_comparison(tmp_path, data_d
 def test_a_slice_writes_its_own_folder_and_only_the_committed_run_writes_results(monkeypatch, tmp_path):
     from joblib import effective_n_jobs
 
-    from experiments.config import ROOT
-    from experiments.full_mnist import OTHER_RUNS_DIR, run_output_dir
-    from experiments.guards import writes_headline
+    from experiments.running.config import ROOT
+    from experiments.running.full_mnist import OTHER_RUNS_DIR, run_output_dir
+    from experiments.safety.guards import writes_headline
 
     monkeypatch.chdir(ROOT)  # the config's results/ is relative, as `make mnist-full` runs it
     for same in ([], [f"runtime.n_jobs={effective_n_jobs(-1)}"], [f"data.dir={tmp_path}"]):
@@ -204,7 +204,7 @@ def test_a_slice_writes_its_own_folder_and_only_the_committed_run_writes_results
 def test_a_run_other_than_the_committed_one_is_refused_the_committed_files_before_any_work(
     overrides, named, tmp_path
 ):
-    from experiments.config import ROOT
+    from experiments.running.config import ROOT
 
     committed = f"runtime.output_dir={ROOT / 'results'}"
     # An empty data folder: a run that got past the check would fail on the missing MNIST files.

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from records_for_tests import a_record
 
-from experiments.composition import compose_config, config_hash, record_grid
-from experiments.generation import (
+from experiments.reporting.tables import experiment_records, write_outputs
+from experiments.running.composition import compose_config, config_hash, record_grid
+from experiments.running.records import RecordStore
+from experiments.safety.generation import (
     IncompleteOutputsError,
     add_to_generation,
     check_generation,
     new_generation,
 )
-from experiments.records import RecordStore
-from experiments.tables import experiment_records, write_outputs
 
 SMOKE = ("experiment=smoke", "datasets=[ecoli]", "protocol.repetitions=2")
 
@@ -179,7 +179,7 @@ def test_outputs_are_one_generation_and_a_mixed_set_is_refused(tmp_path, data_di
 
 def test_an_interrupted_write_is_marked_incomplete(tmp_path, data_dir, monkeypatch):
     cfg, out = written_outputs(tmp_path, data_dir)
-    import experiments.tables as tables
+    import experiments.reporting.tables as tables
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
@@ -232,7 +232,7 @@ def test_two_jobs_of_one_sweep_never_share_a_folder(tmp_path):
     from hydra.types import RunMode
     from omegaconf import OmegaConf
 
-    from experiments.guards import claim_sweep_folder
+    from experiments.safety.guards import claim_sweep_folder
 
     cfg = smoke_config(tmp_path)
     (tmp_path / "out").mkdir()

@@ -6,7 +6,7 @@ byte-identical tables across runs and across runtime.n_jobs = 1 and 2.
 
 import pytest
 
-from experiments.soak import (
+from experiments.safety.soak import (
     compare_with,
     kill_and_resume,
     records_without_timing,
@@ -63,7 +63,7 @@ def hold_folder_in_another_process(folder):
             sys.executable,
             "-c",
             "import sys, time\n"
-            "from experiments.folder_lock import exclusive_folder\n"
+            "from experiments.safety.folder_lock import exclusive_folder\n"
             f"with exclusive_folder({str(folder)!r}):\n"
             "    print('held', flush=True)\n"
             "    time.sleep(120)\n",
@@ -78,9 +78,9 @@ def hold_folder_in_another_process(folder):
 def test_a_second_run_on_a_folder_is_refused_at_once_and_a_killed_holder_leaves_no_lock(tmp_path, data_dir):
     import signal
 
-    from experiments.composition import compose_config
-    from experiments.folder_lock import FolderInUseError
     from experiments.run import run_units
+    from experiments.running.composition import compose_config
+    from experiments.safety.folder_lock import FolderInUseError
 
     output = tmp_path / "out"
     cfg = compose_config(*sweep(data_dir, 1), f"runtime.output_dir={output}", "runtime.progress=false")
@@ -117,9 +117,9 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
     from pathlib import Path
 
     from disdf.atomic_files import is_leftover, remove_leftovers
-    from experiments.composition import compose_config
+    from experiments.reporting.tables import write_outputs
     from experiments.run import run_units
-    from experiments.tables import write_outputs
+    from experiments.running.composition import compose_config
 
     output = tmp_path / "out"
     overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
@@ -146,10 +146,10 @@ def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_it
     import os
     import shutil
 
-    from experiments import durable
-    from experiments.composition import compose_config
-    from experiments.durable import DiskFullError, append_json_lines
+    from experiments.safety import durable
     from experiments.run import run_units
+    from experiments.running.composition import compose_config
+    from experiments.safety.durable import DiskFullError, append_json_lines
 
     output = tmp_path / "out"
     cfg = compose_config(*sweep(data_dir, 1), f"runtime.output_dir={output}", "runtime.progress=false")
@@ -170,9 +170,9 @@ def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_it
 
 
 def test_a_run_that_logged_nothing_gets_its_runs_entry_on_the_next_run(tmp_path, data_dir):
-    from experiments.composition import compose_config
-    from experiments.durable import read_json_lines
     from experiments.run import run_units
+    from experiments.running.composition import compose_config
+    from experiments.safety.durable import read_json_lines
 
     output = tmp_path / "out"
     overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
@@ -192,7 +192,7 @@ def test_a_signal_while_tables_or_figures_are_written_exits_130_with_a_message(s
     import signal
     import time
 
-    from experiments.interrupts import run_interruptible
+    from experiments.safety.interrupts import run_interruptible
 
     def writing():
         os.kill(os.getpid(), getattr(signal, signal_name))
@@ -213,7 +213,7 @@ def test_sigterm_during_the_first_numba_compilation_exits_130_with_a_message(tmp
     import signal
     import subprocess
 
-    from experiments.soak import ROOT, sweep_command
+    from experiments.safety.soak import ROOT, sweep_command
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba_cache")}
     # 128 units: the run outlasts the latest signal even after compiling.

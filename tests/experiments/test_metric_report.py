@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from experiments.metric_report import disdf_comparisons, score_rows
+from experiments.reporting.sections.metric import disdf_comparisons, score_rows
 
 
 def records(repetitions=30):

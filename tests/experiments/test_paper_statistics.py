@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.paper_statistics import (
+from experiments.reporting.paper_statistics import (
     paired_t_power,
     paper_statistics_section,
     power_of_our_tests,

@@ -13,7 +13,7 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def cells(Ts, Ns=(50,)):
-    """A table CSV in the layout experiments.tables writes (made-up accuracies: only the layout matters)."""
+    """A table CSV in the layout reporting.tables writes (made-up accuracies: only the layout matters)."""
     rows = []
     for N in Ns:
         for T in Ts:

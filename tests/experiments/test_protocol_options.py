@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from experiments.composition import compose_config, config_hash
-from experiments.protocol import Pool, draw_split, group_split, load_pool, with_label_fault
+from experiments.running.composition import compose_config, config_hash
+from experiments.running.protocol import Pool, draw_split, group_split, load_pool, with_label_fault
 
 
 def pool(n_per_class=(300, 60, 30), groups=None, two_pools=False) -> Pool:

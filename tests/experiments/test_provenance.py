@@ -7,8 +7,8 @@ import numpy as np
 import scipy
 import sklearn
 
-from experiments.provenance import code_commit, library_summary, library_versions, measurement_stamp
-from experiments.speed_report import headline_runs
+from experiments.reporting.sections.speed import headline_runs
+from experiments.safety.provenance import code_commit, library_summary, library_versions, measurement_stamp
 
 
 def test_library_versions_name_the_installed_builds_and_every_loaded_blas():

@@ -50,9 +50,9 @@ COMMANDS = readme_run_commands()
 @pytest.mark.parametrize("words", COMMANDS, ids=[" ".join(words) for words in COMMANDS])
 def test_every_readme_run_command_composes_and_passes_the_checks(words):
     """What a user copies from the README is a valid command (sweeps: their first value)."""
-    from experiments.composition import compose_config
-    from experiments.guards import check_headline_folder, check_known_keys
     from experiments.run import check_model, check_protocol
+    from experiments.running.composition import compose_config
+    from experiments.safety.guards import check_headline_folder, check_known_keys
 
     overrides = []
     for word in words:

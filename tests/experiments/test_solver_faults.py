@@ -99,9 +99,9 @@ def test_degenerate_weight_problems_inside_the_estimator_give_no_warnings():
 
 @pytest.mark.slow
 def test_in_a_sweep_the_error_names_the_split_and_keeps_what_was_recorded(tmp_path, data_dir):
-    from experiments.composition import compose_config
-    from experiments.records import RecordStore
     from experiments.run import run_units
+    from experiments.running.composition import compose_config
+    from experiments.running.records import RecordStore
 
     def run(*overrides):
         base = ["experiment=smoke", "datasets=[ecoli]", "protocol.Ts=[10]", "protocol.repetitions=1"]

@@ -4,7 +4,12 @@ import json
 
 import pandas as pd
 
-from experiments.speed_report import df21_ratio_table, headline_runs, protocol_parts_table, speed_section
+from experiments.reporting.sections.speed import (
+    df21_ratio_table,
+    headline_runs,
+    protocol_parts_table,
+    speed_section,
+)
 
 
 def _write(path, rows):

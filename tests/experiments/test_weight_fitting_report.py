@@ -2,7 +2,12 @@
 
 import pandas as pd
 
-from experiments.weight_fitting_report import gcf_agreement, leak_effect_rows, variant_rows, variants
+from experiments.reporting.sections.weight_fitting import (
+    gcf_agreement,
+    leak_effect_rows,
+    variant_rows,
+    variants,
+)
 from tests.experiments.records_for_tests import a_record
 
 

@@ -1,7 +1,7 @@
 """Append-only raw records, one JSON line per completed unit, one file per dataset.
 
 A split's records are appended together in one write, then fsynced (see
-:mod:`experiments.durable`), so a crash can at worst leave a torn last line;
+:mod:`experiments.safety.durable`), so a crash can at worst leave a torn last line;
 the reader drops such a line (with a warning) and its units are run again.
 A split is recorded whole or not at all: when a run starts, a torn tail is
 cut together with the complete lines written with it (a process killed
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
 
-from experiments.durable import append_json_lines, cut_torn_tail, read_numbered_json_lines
+from experiments.safety.durable import append_json_lines, cut_torn_tail, read_numbered_json_lines
 
 #: The fields a record must have to be counted, and their types (bool is never a number here).
 RECORD_FIELDS: dict[str, type] = {
@@ -144,7 +144,7 @@ def _is_fraction(value: object) -> bool:
 @dataclass(frozen=True)
 class RecordGrid:
     """What the records of one run's config may be: its grid, which methods are cascades, and the
-    split rule that fixes ``n_test`` (:func:`experiments.protocol.test_size`, capped by the pool)."""
+    split rule that fixes ``n_test`` (:func:`experiments.running.protocol.test_size`, capped by the pool)."""
 
     config_hash: str
     datasets: frozenset[str]

@@ -1,6 +1,6 @@
 """REPORT.md section "Baselines": does the cascade beat a plain forest, or kNN, on the same splits?
 
-    python -m experiments.baselines_report     # after make reproduce and make baselines
+    python -m experiments.reporting.sections.baselines     # after make reproduce and make baselines
 
 The baselines (``experiment=baselines``) ran on the headline's splits: the same split seed per
 (dataset, N, repetition), so each is paired with gcF and DisDF by (dataset, N, T, repetition).
@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.config import ROOT
-from experiments.report import put_section
-from experiments.tables import LABELS, experiment_records, paired_tests
+from experiments.reporting.report import put_section
+from experiments.reporting.tables import LABELS, experiment_records, paired_tests
+from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
 BASELINES = {

@@ -21,8 +21,8 @@ from pathlib import Path
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.composition import compose_config, config_hash
-from experiments.config import ROOT, Config
+from experiments.running.composition import compose_config, config_hash
+from experiments.running.config import ROOT, Config
 
 HEADLINE_DIR = ROOT / "results"
 HEADLINE_EXPERIMENT = "paper"

@@ -1,6 +1,6 @@
 """REPORT.md section "DisDF as a metric learner", and its figure.
 
-    python -m experiments.metric_report      # after make metric
+    python -m experiments.reporting.sections.metric      # after make metric
 
 Per dataset and representation (``experiment=metric``, T = 100, every N): 5-NN and 1-NN
 accuracy and the pair-verification ROC AUC, means with 95 % CIs over splits; and DisDF against
@@ -16,11 +16,11 @@ from pathlib import Path
 import pandas as pd
 
 from disdf.atomic_files import replaced_atomically
-from experiments.config import ROOT
-from experiments.generation import add_to_generation
-from experiments.report import put_section
-from experiments.stats import holm, mean_ci, paired_wilcoxon
-from experiments.tables import experiment_records
+from experiments.reporting.report import put_section
+from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon
+from experiments.reporting.tables import experiment_records
+from experiments.running.config import ROOT
+from experiments.safety.generation import add_to_generation
 
 log = logging.getLogger(__name__)
 REPRESENTATIONS = {

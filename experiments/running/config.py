@@ -1,7 +1,7 @@
 """Structured config schema: a typo or a wrong type fails at start with Hydra's message.
 
 Keys added with ``+`` (which Hydra lets past the schema) are refused before any
-work by :func:`experiments.guards.check_known_keys`, against these dataclasses.
+work by :func:`experiments.safety.guards.check_known_keys`, against these dataclasses.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from disdf.datasets import DATA_DIR_ENV
 from disdf.discriminative import DEFAULT_TUNE_GRID
 
 #: The checkout's root: configs/, results/ and the shared data folder beside it are found from here.
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Where `make` looks for the data when DISDF_DATA_DIR is not set: ../shared/data beside the checkout.
 SHARED_DATA_DIR = ROOT.parent / "shared" / "data"
 
@@ -81,9 +81,9 @@ class ProtocolConfig:
     seed: int = 0
     #: "random" (the paper's "randomly select N training data") or "stratified" (class proportions).
     train_draw: str = "random"
-    #: null, or "subject": no subject's rows on both sides (Parkinsons; experiments.protocol.group_split).
+    #: null, or "subject": no subject's rows on both sides (Parkinsons; running.protocol.group_split).
     split_groups: Optional[str] = None  # noqa: UP045 - OmegaConf needs typing.Optional
-    #: The audit's simulated data faults: "none", "misaligned" or "inverted_test" (experiments.protocol).
+    #: The audit's simulated data faults: "none", "misaligned" or "inverted_test" (running.protocol).
     label_fault: str = "none"
 
 
@@ -100,7 +100,7 @@ class RuntimeConfig:
     n_jobs: int = -1
     #: Grow each split's level 1 once for every T and method (exact; off only to measure it).
     share_first_level: bool = True
-    #: results/ itself is the headline's, written only by experiment=paper (experiments/guards.py).
+    #: results/ itself is the headline's, written only by experiment=paper (experiments/safety/guards.py).
     output_dir: str = "results/${experiment_name}"
     progress: bool = True
 

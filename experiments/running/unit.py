@@ -13,7 +13,7 @@ from hydra.utils import get_object, instantiate
 
 from disdf import CascadeForestClassifier, WeightSolverError
 from disdf.shared_fit import fit_sharing_first_level
-from experiments.protocol import Split, Unit
+from experiments.running.protocol import Split, Unit
 
 #: Record fields that measure time: they differ between runs, nothing else may.
 TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_seconds")

@@ -1,6 +1,6 @@
 """REPORT.md section "How our numbers relate to the paper's": the audit's mechanisms, measured.
 
-    python -m experiments.audit_report      # after make reproduce and make audit
+    python -m experiments.reporting.sections.audit      # after make reproduce and make audit
 
 Each mechanism of ``experiment=audit`` (configs/audit/) ran on the headline's splits at T = 100:
 the same split seed per (dataset, N, repetition), so its effect is a paired difference against
@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.config import ROOT
-from experiments.paper_claims import paper_claims_section
-from experiments.paper_statistics import paper_statistics_section
-from experiments.report import put_section
-from experiments.stats import mean_ci
-from experiments.tables import LABELS, PAPER_TABLES, experiment_records
+from experiments.reporting.paper_claims import paper_claims_section
+from experiments.reporting.paper_statistics import paper_statistics_section
+from experiments.reporting.report import put_section
+from experiments.reporting.statistics import mean_ci
+from experiments.reporting.tables import LABELS, PAPER_TABLES, experiment_records
+from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
 AUDIT_T = 100
@@ -38,7 +38,7 @@ MECHANISMS = ("refit", "min_split_11", "stratified", "subject_groups", "misalign
 GRID = "lambda_tau_grid"
 #: The honest DisDF of the grid: the headline's fixed λ = τ = 1.
 HONEST_METHOD = "disdf_lam1_tau1"
-#: Repetitions per cell the paper's spread is consistent with (experiments.paper_statistics): the
+#: Repetitions per cell the paper's spread is consistent with (experiments.reporting.paper_statistics): the
 #: oracle's optimism is also shown when the selection sees only this many repetitions.
 FEW_REPETITIONS = (1, 2, 5)
 RESAMPLES = 400

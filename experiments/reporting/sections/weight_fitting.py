@@ -1,6 +1,6 @@
 """REPORT.md section "Honest DisDF": cross-fitted against same-example weights, on the same splits.
 
-    python -m experiments.weight_fitting_report     # after make reproduce and make ablation
+    python -m experiments.reporting.sections.weight_fitting     # after make reproduce and make ablation
 
 Reads the headline (``experiment=paper``: gcF and DisDF with ``weight_fitting=cross_fit``) and the
 ablation (``experiment=ablation_same_examples``: gcF and DisDF with the paper's leaking fitting) on
@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.config import ROOT
-from experiments.optimism import split_mean_ci, with_optimism
-from experiments.report import put_section
-from experiments.stats import paired_wilcoxon
-from experiments.tables import experiment_records, paired_tests
+from experiments.reporting.optimism import split_mean_ci, with_optimism
+from experiments.reporting.report import put_section
+from experiments.reporting.statistics import paired_wilcoxon
+from experiments.reporting.tables import experiment_records, paired_tests
+from experiments.running.config import ROOT
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
 VARIANTS = ("gcF", "DisDF cross_fit", "DisDF same_examples")

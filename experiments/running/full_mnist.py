@@ -40,13 +40,13 @@ from scipy import stats
 import disdf
 from disdf.atomic_files import replaced_atomically
 from disdf.datasets import load_mnist, mnist_files
-from experiments.composition import compose_config, estimator_specs
-from experiments.durable import check_writable
-from experiments.guards import writes_headline
-from experiments.protocol import Unit
-from experiments.provenance import measurement_stamp
-from experiments.report import put_section
-from experiments.unit import make_estimator, weight_solver_seconds
+from experiments.reporting.report import put_section
+from experiments.running.composition import compose_config, estimator_specs
+from experiments.running.protocol import Unit
+from experiments.running.unit import make_estimator, weight_solver_seconds
+from experiments.safety.durable import check_writable
+from experiments.safety.guards import writes_headline
+from experiments.safety.provenance import measurement_stamp
 
 log = logging.getLogger(__name__)
 

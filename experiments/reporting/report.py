@@ -1,15 +1,15 @@
 """REPORT.md of an output folder: one owner that takes sections.
 
 Each section is the text of one producer: the protocol's tables and statistics
-(:mod:`experiments.tables`), DisDF's two weight fittings side by side
-(:mod:`experiments.weight_fitting_report`), the paper audit (:mod:`experiments.audit_report`)
-and the run on the full MNIST training set
-(:mod:`experiments.full_mnist`). A producer hands its section to
+(:mod:`experiments.reporting.tables`), DisDF's two weight fittings side by side
+(:mod:`experiments.reporting.sections.weight_fitting`), the paper audit
+(:mod:`experiments.reporting.sections.audit`) and the run on the full MNIST training set
+(:mod:`experiments.running.full_mnist`). A producer hands its section to
 :func:`put_section`, which keeps it in ``<output>/report/<name>.md`` and
 rewrites REPORT.md whole (atomically) as the sections present, in
 :data:`SECTION_ORDER`. No producer reads or edits REPORT.md itself, so
 regenerating one section never loses another. Each section and REPORT.md
-are recorded in the folder's manifest (:mod:`experiments.generation`) when it
+are recorded in the folder's manifest (:mod:`experiments.safety.generation`) when it
 has one.
 """
 
@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from disdf.atomic_files import write_text_atomically
-from experiments.generation import add_to_generation
+from experiments.safety.generation import add_to_generation
 
 SECTION_ORDER = ("protocol", "weight_fitting", "baselines", "metric", "audit", "mnist_full", "speed")
 SECTIONS_DIR = "report"

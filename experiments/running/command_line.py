@@ -85,7 +85,7 @@ def nearest_keys(cfg: DictConfig, dotted: str) -> str:
 
 def unknown_keys(overrides: Sequence[str], cfg: DictConfig) -> list[str]:
     """Override keys (not config groups) that the composed config does not hold."""
-    from experiments.composition import CONFIG_PATH
+    from experiments.running.composition import CONFIG_PATH
 
     unknown = []
     for item in overrides:
@@ -112,7 +112,7 @@ def check_launcher(overrides: Sequence[str]) -> None:
 
 def check_command_line(argv: Sequence[str]) -> None:
     """Raise :class:`BadCommandLineError` for a command line Hydra or its launcher would refuse."""
-    from experiments.composition import compose_config
+    from experiments.running.composition import compose_config
 
     overrides = overrides_of(argv)
     check_launcher(overrides)

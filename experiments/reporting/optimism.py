@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.stats import mean_ci
+from experiments.reporting.statistics import mean_ci
 
 
 def with_optimism(records: pd.DataFrame) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_info
 
-from experiments.config import ROOT
+from experiments.running.config import ROOT
 
 #: Libraries whose builds can move a result's last digits (BLAS products, compiled kernels).
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "numba", "cvxpy", "joblib")

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.durable import read_json_lines
-from experiments.records import RecordStore
-from experiments.unit import TIMING_FIELDS
+from experiments.running.records import RecordStore
+from experiments.running.unit import TIMING_FIELDS
+from experiments.safety.durable import read_json_lines
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def sweep_command(output_dir: Path, overrides: list[str]) -> list[str]:

@@ -1,7 +1,7 @@
 """Are the committed records what the code computes? Rerun a sample of each committed experiment.
 
-    python -m experiments.committed_sample                        # every committed experiment
-    python -m experiments.committed_sample --experiment headline  # one of them
+    python -m experiments.running.committed_sample                        # every committed experiment
+    python -m experiments.running.committed_sample --experiment headline  # one of them
 
 Each committed experiment (:data:`SAMPLES`) is rerun on a restricted grid: its first repetition,
 in a few cells, into a temporary folder, with the committed config otherwise, so its records have
@@ -27,12 +27,12 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from experiments.composition import compose_config, config_hash, run_datasets
-from experiments.config import ROOT
-from experiments.protocol import all_units
-from experiments.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.run import methods, run_units
-from experiments.unit import TIMING_FIELDS
+from experiments.running.composition import compose_config, config_hash, run_datasets
+from experiments.running.config import ROOT
+from experiments.running.protocol import all_units
+from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
+from experiments.running.unit import TIMING_FIELDS
 
 #: The solver's diagnostics: with another numpy, scipy or OpenBLAS build the Newton step's products
 #: round differently and the mean iterations move by hundredths (README, "Reproducing the paper");
@@ -218,7 +218,7 @@ def compare_records(
 ) -> Comparison:
     """Every difference between the committed and the recomputed records of ``keys``, the
     :data:`IGNORED_FIELDS` aside; a record on one side only is a difference in :data:`RECORD`,
-    a field one record lacks one with the value :data:`~experiments.records.ABSENT`."""
+    a field one record lacks one with the value :data:`~experiments.running.records.ABSENT`."""
     differences = []
     for key in sorted(keys, key=repr):  # keys mix ints and strings: a stable order for the report
         if key not in committed or key not in recomputed:

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.stats import holm, paired_wilcoxon, tost_paired
-from experiments.tables import paired_tests
+from experiments.reporting.statistics import holm, paired_wilcoxon, tost_paired
+from experiments.reporting.tables import paired_tests
 
 ALPHA = 0.05
 #: Equivalence margin (percentage points) of the TOST that refutes a T effect (claim kind ``t_effect``).

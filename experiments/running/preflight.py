@@ -21,11 +21,8 @@ from disdf import CascadeForestClassifier
 from disdf.datasets import DATASETS
 from disdf.fit_memory import InsufficientMemoryError
 from disdf.parameters import Boolean, Float, Integer, OneOf, check_parameters
-from experiments.backends import BACKENDS
-from experiments.composition import estimator_specs, methods, run_datasets
-from experiments.durable import check_writable, read_numbered_json_lines
-from experiments.guards import check_headline_folder, check_known_keys
-from experiments.protocol import (
+from experiments.running.composition import estimator_specs, methods, run_datasets
+from experiments.running.protocol import (
     LABEL_FAULTS,
     SPLIT_GROUPS,
     TRAIN_DRAWS,
@@ -35,8 +32,11 @@ from experiments.protocol import (
     load_pool,
     test_size,
 )
-from experiments.records import RecordStore
-from experiments.unit import make_estimator
+from experiments.running.records import RecordStore
+from experiments.running.unit import make_estimator
+from experiments.safety.backends import BACKENDS
+from experiments.safety.durable import check_writable, read_numbered_json_lines
+from experiments.safety.guards import check_headline_folder, check_known_keys
 
 #: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
 PROTOCOL_PARAMETERS = {

@@ -1,6 +1,6 @@
 """REPORT.md section "Speed": the protocol, one split, one tree and full MNIST, before and after.
 
-    python -m experiments.speed_report      # after the benchmarks (make bench) and runs it reads
+    python -m experiments.reporting.sections.speed      # after the benchmarks (make bench) and runs it reads
 
 Everything comes from files that commands write (none is typed in):
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.config import ROOT
-from experiments.report import put_section
+from experiments.reporting.report import put_section
+from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
 RESULTS = ROOT / "results"

@@ -14,9 +14,9 @@ from disdf.cascade import CascadeForestClassifier
 from disdf.data_files import TABLES
 from disdf.fast_forest import KERNEL_VERSION
 from disdf.forest_specs import COMPILED_ENGINES
-from experiments.config import ROOT
-from experiments.protocol import test_size
-from experiments.records import RecordGrid
+from experiments.running.config import ROOT
+from experiments.running.protocol import test_size
+from experiments.running.records import RecordGrid
 
 CONFIG_PATH = str(ROOT / "configs")
 
@@ -131,7 +131,7 @@ def is_cascade(spec: dict) -> bool:
 
 
 def expected_test_size(cfg: DictConfig, dataset: str, N: int) -> int:
-    """The split rule's test-set size (experiments.protocol.draw_split): round(test_fraction N), or
+    """The split rule's test-set size (experiments.running.protocol.draw_split): round(test_fraction N), or
     every remaining example of a UCI table too small for both (protocol.cap_test_size)."""
     n_test = test_size(N, cfg.protocol.test_fraction)
     if dataset in TABLES and cfg.protocol.cap_test_size and N < TABLES[dataset].n_rows:
@@ -140,7 +140,7 @@ def expected_test_size(cfg: DictConfig, dataset: str, N: int) -> int:
 
 
 def record_grid(cfg: DictConfig) -> RecordGrid:
-    """What the records of this config may be (see :class:`experiments.records.RecordGrid`)."""
+    """What the records of this config may be (see :class:`experiments.running.records.RecordGrid`)."""
     names = methods(cfg)
     specs = estimator_specs(cfg, names)
     datasets = run_datasets(cfg)

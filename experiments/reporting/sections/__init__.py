@@ -1,0 +1,1 @@
+"""REPORT.md's sections, one module each."""
