@@ -48,7 +48,7 @@ bench: install
 	$(BIN)/python scripts/bench_protocol_parts.py --record
 	$(BIN)/python scripts/bench_tree_floor.py --record
 	$(BIN)/python scripts/bench_protocol.py --label after --record
-	$(BIN)/python -m experiments.reporting.sections.speed
+	$(BIN)/python -m experiments.reporting.report --section speed
 
 # DF21 (deep-forest-py310) on the first DF21_N_TRAIN MNIST images beside ours (both methods, the
 # experiment's engine) on the same images, in a venv of its own (it pins scikit-learn < 1.6 and
@@ -61,7 +61,7 @@ bench-df21: install
 	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train $(DF21_N_TRAIN) --n-jobs 2 --n-trees 100 --record
 	$(BIN)/python scripts/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
 	cp build/ours_vs_df21/mnist_full.csv results/bench/ours_vs_df21_$(DF21_N_TRAIN).csv
-	$(BIN)/python -m experiments.reporting.sections.speed
+	$(BIN)/python -m experiments.reporting.report --section speed
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
@@ -105,40 +105,35 @@ mnist-full: install
 
 RESULTS ?= results
 EXPERIMENT ?= paper
-# The headline's other REPORT.md sections read results/ and the committed experiments' records.
-HEADLINE_SECTIONS = $(and $(filter paper,$(EXPERIMENT)),$(filter fast,$(ENGINE)))
+# Every REPORT.md section of the run's folder (the headline's: all of them) and its tables, from the
+# records already there: nothing is computed.
 tables: install
-	$(BIN)/python -m experiments.reporting.tables experiment=$(EXPERIMENT) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE) runtime.output_dir=$(HEADLINE_DIR))
-	$(if $(HEADLINE_SECTIONS),$(BIN)/python -m experiments.reporting.sections.weight_fitting)
-	$(if $(HEADLINE_SECTIONS),$(BIN)/python -m experiments.reporting.sections.audit)
-	$(if $(HEADLINE_SECTIONS),$(BIN)/python -m experiments.reporting.sections.baselines)
-	$(if $(HEADLINE_SECTIONS),$(BIN)/python -m experiments.reporting.sections.metric)
-	$(if $(HEADLINE_SECTIONS),$(BIN)/python -m experiments.reporting.sections.speed)
+	$(BIN)/python -m experiments.reporting.report experiment=$(EXPERIMENT) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE) runtime.output_dir=$(HEADLINE_DIR))
 
 # Baselines on the headline's splits (level 1 alone, RF and ET with 4T trees, 5-NN), every cell,
 # 100 repetitions (about 15 min), then REPORT.md's "Baselines" against gcF and DisDF.
 baselines: install
 	$(BIN)/python -m experiments.run experiment=baselines
-	$(BIN)/python -m experiments.reporting.sections.baselines
+	$(BIN)/python -m experiments.reporting.report --section baselines
 
 # DisDF as a metric learner: k-NN and pair AUC in each representation (raw, NCA, gcF, DisDF),
 # T = 100, every N, 100 repetitions (about 10 min), then REPORT.md's section and figures/metric.png.
 metric: install
 	$(BIN)/python -m experiments.run experiment=metric
-	$(BIN)/python -m experiments.reporting.sections.metric
+	$(BIN)/python -m experiments.reporting.report --section metric
 
 # The paper audit: every mechanism of configs/audit/ (a Hydra sweep, resumable; about 30 min), then
 # REPORT.md's "How our numbers relate to the paper's", results/audit/cells.csv and its figures.
 audit: install
 	$(BIN)/python -m experiments.run -m experiment=audit
-	$(BIN)/python -m experiments.reporting.sections.audit
+	$(BIN)/python -m experiments.reporting.report --section audit
 	$(BIN)/python scripts/plot_audit.py --results results
 
 # DisDF with the paper's leaking weight fitting (same_examples) beside gcF, on N in {50, 120} and
 # T in {100, 1000} (about 10 min), then REPORT.md's "Honest DisDF" section against the headline.
 ablation: install
 	$(BIN)/python -m experiments.run experiment=ablation_same_examples
-	$(BIN)/python -m experiments.reporting.sections.weight_fitting
+	$(BIN)/python -m experiments.reporting.report --section weight_fitting
 
 figures: install
 	$(BIN)/python scripts/plot_accuracy_vs_T.py --results $(RESULTS)

@@ -32,7 +32,7 @@ import disdf
 from disdf.atomic_files import remove_leftovers
 from disdf.datasets import DataFileError
 from disdf.fit_memory import InsufficientMemoryError
-from experiments.reporting.tables import write_outputs
+from experiments.reporting.report import write_protocol
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.command_line import DEBUG_ENV, refuse_bad_command_line
 from experiments.running.composition import (
@@ -253,7 +253,7 @@ def main(cfg: DictConfig) -> None:
                 if summary["interrupted"] or stop_requested():
                     exit_interrupted()  # run_units said what is saved
                 phase = "writing the tables and REPORT.md"
-                write_outputs(cfg)
+                write_protocol(cfg)
     except SystemExit:
         raise
     except BaseException as error:

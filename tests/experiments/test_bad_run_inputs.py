@@ -335,7 +335,7 @@ def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_now
 
 
 def test_tables_count_distinct_repetitions_and_another_runs_table_goes_aloud(tmp_path, data_dir, caplog):
-    from experiments.reporting.tables import write_outputs
+    from experiments.reporting.report import write_protocol
     from experiments.running.composition import config_hash
 
     cfg = runner_config(tmp_path, data_dir, "datasets=[ecoli]")
@@ -354,9 +354,9 @@ def test_tables_count_distinct_repetitions_and_another_runs_table_goes_aloud(tmp
     tables.mkdir(parents=True)
     (tables / "ionosphere.md").write_text("another run's table")
     with pytest.warns(UserWarning, match="duplicate record"):
-        cells = write_outputs(cfg)
+        cells = write_protocol(cfg)
     assert set(cells["n"]) == {2} and set(cells["dataset"]) == {"ecoli"}
     # Tables of another run never sit beside this run's unannounced: removed, and said so.
     assert not (tables / "ionosphere.md").exists()
-    assert "Removed 1 table file(s) of other runs" in caplog.text and "(ionosphere)" in caplog.text
+    assert "Removed 1 file(s) of other runs" in caplog.text and "(ionosphere.md)" in caplog.text
     assert "(2)" in (tables / "ecoli.md").read_text()

@@ -10,8 +10,8 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from scipy import stats
 
+from experiments.reporting.report import write_protocol
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
-from experiments.reporting.tables import write_outputs
 from experiments.run import run_units
 from experiments.running.composition import compose_config
 from experiments.running.protocol import Pool, draw_split, split_seed
@@ -163,7 +163,7 @@ def uninterrupted(tmp_path_factory, data_dir):
     output = tmp_path_factory.mktemp("full")
     cfg = smoke_config(output, "runtime.n_jobs=2", f"data.dir={data_dir}")
     summary = run_units(cfg)
-    write_outputs(cfg)
+    write_protocol(cfg)
     return output, summary
 
 

@@ -103,7 +103,7 @@ def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path, dat
 
 def test_regenerating_the_tables_keeps_the_mnist_section(tmp_path):
     from experiments.reporting.report import put_section
-    from experiments.running.full_mnist import report_section
+    from experiments.reporting.sections.mnist_full import report_section
 
     row = {
         "method": ["gcforest"],

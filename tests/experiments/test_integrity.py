@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from records_for_tests import a_record
 
-from experiments.reporting.tables import experiment_records, write_outputs
+from experiments.reporting.report import write_protocol
+from experiments.reporting.tables import experiment_records
 from experiments.running.composition import compose_config, config_hash, record_grid
 from experiments.running.records import RecordStore
 from experiments.safety.generation import (
@@ -108,7 +109,7 @@ def test_tables_count_only_the_grid(tmp_path, data_dir):
     )
     store.append_many([smoke_record(cfg, repetition=7, accuracy=0.0)])
     with pytest.warns(UserWarning, match="repetition 7 is not in"):
-        cells = write_outputs(cfg)
+        cells = write_protocol(cfg)
     assert set(cells["n"]) == {2} and set(cells["mean"].round(3)) == {0.7}
 
 
@@ -163,7 +164,7 @@ def written_outputs(tmp_path, data_dir):
     store.append_many(
         [smoke_record(cfg, method=m, repetition=r) for r in (0, 1) for m in ("gcforest", "disdf")]
     )
-    write_outputs(cfg)
+    write_protocol(cfg)
     return cfg, tmp_path / "out"
 
 
@@ -179,18 +180,18 @@ def test_outputs_are_one_generation_and_a_mixed_set_is_refused(tmp_path, data_di
 
 def test_an_interrupted_write_is_marked_incomplete(tmp_path, data_dir, monkeypatch):
     cfg, out = written_outputs(tmp_path, data_dir)
-    import experiments.reporting.tables as tables
+    import experiments.reporting.report as report
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tables, "write_report", killed)  # tables written, REPORT.md not
+    monkeypatch.setattr(report, "put_section", killed)  # tables written, REPORT.md not
     with pytest.raises(KeyboardInterrupt):
-        write_outputs(cfg)
+        write_protocol(cfg)
     with pytest.raises(IncompleteOutputsError, match="incomplete"):
         check_generation(out)
     monkeypatch.undo()
-    write_outputs(cfg)
+    write_protocol(cfg)
     assert check_generation(out)["complete"]
 
 

@@ -117,7 +117,7 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
     from pathlib import Path
 
     from disdf.atomic_files import is_leftover, remove_leftovers
-    from experiments.reporting.tables import write_outputs
+    from experiments.reporting.report import write_protocol
     from experiments.run import run_units
     from experiments.running.composition import compose_config
 
@@ -125,14 +125,14 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
     overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
     cfg = compose_config(*overrides, f"runtime.output_dir={output}", "runtime.progress=false")
     run_units(cfg)
-    write_outputs(cfg)
+    write_protocol(cfg)
     leftover = output / "tables" / ".ecoli.csv.k2j3h4l5.tmp.csv"
     leftover.write_text((output / "tables" / "ecoli.csv").read_text())  # a kill between write and rename
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
     from plotting import read_cells
 
     assert is_leftover(leftover) and len(read_cells(output)) == 4  # 1 N x 2 T x 2 methods, not twice
-    write_outputs(cfg)
+    write_protocol(cfg)
     assert not leftover.exists() and remove_leftovers(output) == []
     mode = stat.S_IMODE(os.stat(output / "raw" / "ecoli.jsonl").st_mode)
     for written in (output / "tables" / "ecoli.md", output / "REPORT.md"):
@@ -146,9 +146,9 @@ def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_it
     import os
     import shutil
 
-    from experiments.safety import durable
     from experiments.run import run_units
     from experiments.running.composition import compose_config
+    from experiments.safety import durable
     from experiments.safety.durable import DiskFullError, append_json_lines
 
     output = tmp_path / "out"

@@ -26,7 +26,7 @@ import pandas as pd
 
 from experiments.reporting.paper_claims import paper_claims_section
 from experiments.reporting.paper_statistics import paper_statistics_section
-from experiments.reporting.report import put_section
+from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import mean_ci
 from experiments.reporting.tables import LABELS, PAPER_TABLES, experiment_records
 from experiments.running.config import ROOT
@@ -336,21 +336,17 @@ def audit_section(headline, runs, grid, paper_all) -> tuple[list[str], pd.DataFr
     return lines, cells
 
 
-def write_section(root: Path = ROOT) -> bool:
-    """cells.csv and the REPORT.md section; False (nothing written) without headline records."""
-    headline, cfg = experiment_records("paper", root=root)
+def render(context: ReportContext) -> Rendered | None:
+    """The section and ``audit/cells.csv`` (what plot_audit draws); None without headline records."""
+    headline, _ = experiment_records("paper", root=context.root)
     if headline.empty:
-        log.warning("No headline records: the audit section is not written.")
-        return False
-    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, root)).empty}
-    grid = mechanism_records(GRID, root)
+        return None
+    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context.root)).empty}
+    grid = mechanism_records(GRID, context.root)
     lines, cells = audit_section(headline, runs, None if grid.empty else grid, pd.read_csv(PAPER_TABLES))
-    (root / "results" / "audit").mkdir(parents=True, exist_ok=True)
-    cells.to_csv(root / "results" / "audit" / "cells.csv", index=False, float_format="%.6g")
-    put_section(root / cfg.runtime.output_dir, "audit", "\n".join(lines))
-    return True
+    return Rendered(
+        "\n".join(lines), files={"audit/cells.csv": cells.to_csv(index=False, float_format="%.6g")}
+    )
 
 
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)
-    write_section()
+SECTION = Section("audit", "the records of experiment=paper and of each audit mechanism", render)

@@ -12,14 +12,12 @@ cell, paired Wilcoxon, Holm within the dataset, as in the paper-layout tables.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.report import put_section
+from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.tables import LABELS, experiment_records, paired_tests
-from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
 BASELINES = {
@@ -102,17 +100,13 @@ def baselines_section(headline: pd.DataFrame, baselines: pd.DataFrame) -> list[s
     ]
 
 
-def write_section(root: Path = ROOT) -> bool:
-    """The section in the headline's REPORT.md; False (nothing written) if either run is missing."""
-    headline, cfg = experiment_records("paper", root=root)
-    baselines, _ = experiment_records("baselines", root=root)
+def render(context: ReportContext) -> Rendered | None:
+    """The section; None without the headline's or the baselines' records."""
+    headline, _ = experiment_records("paper", root=context.root)
+    baselines, _ = experiment_records("baselines", root=context.root)
     if headline.empty or baselines.empty:
-        log.warning("No headline or baseline records: the section 'Baselines' is not written.")
-        return False
-    put_section(root / cfg.runtime.output_dir, "baselines", "\n".join(baselines_section(headline, baselines)))
-    return True
+        return None
+    return Rendered("\n".join(baselines_section(headline, baselines)))
 
 
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)
-    write_section()
+SECTION = Section("baselines", "the records of experiment=paper and experiment=baselines", render)

@@ -11,16 +11,14 @@ splits, Holm over the three scores within the dataset).
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
-from disdf.atomic_files import replaced_atomically
-from experiments.reporting.report import put_section
+from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon
 from experiments.reporting.tables import experiment_records
-from experiments.running.config import ROOT
-from experiments.safety.generation import add_to_generation
 
 log = logging.getLogger(__name__)
 REPRESENTATIONS = {
@@ -104,9 +102,7 @@ def draw_figure(records: pd.DataFrame, path: Path) -> None:
     axes[0][0].legend(fontsize=8)
     fig.supxlabel("training set size N (T = 100)")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with replaced_atomically(path) as temporary:  # a kill never leaves half a PNG
-        fig.savefig(temporary, dpi=110, format="png")
+    fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
 
@@ -134,19 +130,14 @@ def metric_section(records: pd.DataFrame) -> list[str]:
     ]
 
 
-def write_section(root: Path = ROOT) -> bool:
-    """The section and the figure; False (nothing written) without metric records."""
-    records, _ = experiment_records("metric", root=root)
-    headline_dir = root / "results"
+def render(context: ReportContext) -> Rendered | None:
+    """The section and its figure; None without metric records."""
+    records, _ = experiment_records("metric", root=context.root)
     if records.empty:
-        log.warning("No records of experiment=metric: the section is not written.")
-        return False
-    draw_figure(records, headline_dir / "figures" / "metric.png")
-    add_to_generation(headline_dir, [headline_dir / "figures" / "metric.png"])
-    put_section(headline_dir, "metric", "\n".join(metric_section(records)))
-    return True
+        return None
+    return Rendered(
+        "\n".join(metric_section(records)), figures={"figures/metric.png": partial(draw_figure, records)}
+    )
 
 
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)
-    write_section()
+SECTION = Section("metric", "the records of experiment=metric", render)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.reporting.report import put_section
+from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
@@ -328,11 +328,11 @@ def speed_section(results: Path = RESULTS) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    put_section(RESULTS, "speed", speed_section())
-    log.info("Wrote the Speed section of results/REPORT.md")
+def render(context: ReportContext) -> Rendered | None:
+    """The section, from the benchmark CSVs under ``results/bench`` and the headline's runs."""
+    return Rendered(speed_section(context.root / "results"))
 
 
-if __name__ == "__main__":
-    main()
+SECTION = Section(
+    "speed", "results/bench/*.csv, results/runs.jsonl and results/mnist_full_history.csv", render
+)

@@ -14,15 +14,13 @@ worse; and the paired effect of the leak on DisDF's test accuracy (cross_fit −
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
 from experiments.reporting.optimism import split_mean_ci, with_optimism
-from experiments.reporting.report import put_section
+from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import paired_wilcoxon
 from experiments.reporting.tables import experiment_records, paired_tests
-from experiments.running.config import ROOT
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
 VARIANTS = ("gcF", "DisDF cross_fit", "DisDF same_examples")
@@ -138,20 +136,13 @@ def weight_fitting_section(headline: pd.DataFrame, ablation: pd.DataFrame) -> li
     ]
 
 
-def write_section(root: Path = ROOT) -> bool:
-    """Write the section into the headline's REPORT.md; False (and nothing written) if a run is missing."""
-    headline, cfg = experiment_records(HEADLINE, root=root)
-    ablation, _ = experiment_records(ABLATION, root=root)
+def render(context: ReportContext) -> Rendered | None:
+    """The section; None without the headline's or the ablation's records."""
+    headline, _ = experiment_records(HEADLINE, root=context.root)
+    ablation, _ = experiment_records(ABLATION, root=context.root)
     if headline.empty or ablation.empty:
-        missing = [name for name, frame in ((HEADLINE, headline), (ABLATION, ablation)) if frame.empty]
-        log.warning(f"No records of {missing}: the section 'Honest DisDF' is not written.")
-        return False
-    put_section(
-        root / cfg.runtime.output_dir, "weight_fitting", "\n".join(weight_fitting_section(headline, ablation))
-    )
-    return True
+        return None
+    return Rendered("\n".join(weight_fitting_section(headline, ablation)))
 
 
-if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO)
-    write_section()
+SECTION = Section("weight_fitting", f"the records of experiment={HEADLINE} and experiment={ABLATION}", render)

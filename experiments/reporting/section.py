@@ -1,0 +1,58 @@
+"""The one shape of a REPORT.md section: its name, what it reads, and a render that returns Markdown.
+
+A section module defines ``SECTION = Section(name, reads, render)``. ``render``
+takes the :class:`ReportContext` (the checkout, and the folder whose REPORT.md
+it writes into) and returns the section as :class:`Rendered` — its Markdown,
+the figures it draws and the data files it leaves beside them — or None when
+what it reads is not there (the entry point says so). A section never writes
+files itself: :mod:`experiments.reporting.report` writes what it returns, so
+every section is written the same way (atomically, and recorded in the
+folder's manifest). Adding a section is one module plus one line in
+:data:`experiments.reporting.report.SECTIONS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omegaconf import DictConfig
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """Where a section reads (``root``: the checkout) and which REPORT.md it writes into (``folder``)."""
+
+    root: Path
+    folder: Path
+    #: The run whose folder it is (the protocol section reads its records; headline sections need none).
+    cfg: DictConfig | None = None
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered section: Markdown, figures (path under the folder -> a function drawing into a given
+    file) and data files (path under the folder -> text).
+
+    ``source``: the records the section is made from, when they start a new generation of the folder's
+    outputs (the protocol section); ``replaces``: folders whose other files are not of this generation
+    and go (another run's tables); ``result``: what the caller gets back (the protocol's cells).
+    """
+
+    markdown: str
+    figures: dict[str, Callable[[Path], None]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    source: dict | None = None
+    replaces: tuple[str, ...] = ()
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class Section:
+    """A REPORT.md section: its name (its place in REPORT.md), what it reads, and its render."""
+
+    name: str
+    reads: str
+    render: Callable[[ReportContext], Rendered | None]
