@@ -27,13 +27,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf.fit_memory import check_level_memory, level_memory
 from disdf.forest_fit import FoldModel, ForestFit, LevelFit, fold_model_vectors
-from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
+from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
 from disdf.parameters import (
     Constraint,
     DictParameter,
     Float,
     Integer,
     OneOf,
+    RandomSeed,
     check_parameters,
     split_nested_params,
 )
@@ -228,7 +229,8 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.test_vectors = test_vectors
 
     # ------------------------------------------------------------------ checks
-    #: Every scalar parameter's type and range (disdf.parameters), checked by fit before any work.
+    #: Every parameter's type and range (disdf.parameters), checked by fit before any work, in this
+    #: order: a constraint that reads another parameter (forests reads engine) comes after it.
     _parameter_table: ClassVar[dict[str, Constraint]] = {
         "n_trees": Integer(1),
         "n_folds": Integer(2),
@@ -240,9 +242,11 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "min_samples_split": Integer(2),
         "min_samples_leaf": Integer(1),
         "n_jobs": Integer(none=True, forbid=(0,)),
+        "random_state": RandomSeed(),
         "engine": OneOf(ENGINES),
-        "verbose": Integer(0),
+        "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
         "test_vectors": OneOf(TEST_VECTORS),
+        "forests": ForestSpecs(),
     }
 
     #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
@@ -270,10 +274,9 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
-        params = self.get_params(deep=False)
-        if isinstance(self.verbose, (bool, np.bool_)):
-            params["verbose"] = int(self.verbose)  # verbose=True is the common spelling of 1
-        check_parameters(type(self).__name__, self._parameter_table, params)
+        """Check every parameter against the table (InvalidParameterError naming the first wrong one);
+        return the level's forests as ``(kind, extra_params)``."""
+        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
         return parse_forest_specs(self.forests, self.engine)
 
     def __sklearn_is_fitted__(self) -> bool:
