@@ -129,3 +129,28 @@ def test_no_cached_kernel_calls_a_compiled_function_of_another_file():
                 if module is not None and name in compiled.get(module, {}):
                     crossing.append(f"{module_name(path)}.{function.name} -> {module}.{name}")
     assert crossing == []
+
+
+#: Modules allowed above MODULE_LINES, each with the words its docstring must give as the reason.
+LONG_MODULES = {"disdf/fast_forest/kernels.py": "Why one file"}
+MODULE_LINES = 600
+FUNCTION_LINES = 80
+
+
+def test_modules_and_functions_stay_small():
+    """No function of the library over 80 lines (docstring included); no module over 600 lines but
+    the growth kernels, whose docstring says why they are one file."""
+    long_functions, long_modules = [], []
+    for path in sorted((ROOT / "disdf").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        relative = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.end_lineno - node.lineno + 1 > FUNCTION_LINES:
+                    long_functions.append(f"{relative}:{node.lineno} {node.name}")
+        if len(text.splitlines()) > MODULE_LINES:
+            reason = LONG_MODULES.get(relative)
+            if reason is None or reason not in (ast.get_docstring(tree) or ""):
+                long_modules.append(relative)
+    assert (long_functions, long_modules) == ([], [])
