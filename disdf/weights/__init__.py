@@ -1,4 +1,8 @@
-"""Learning the tree weights of one DisDF forest (sections 4-5 of the paper)."""
+"""Learning the tree weights of one DisDF forest (sections 4-5 of the paper).
+
+Each solver is one entry of :data:`~disdf.weights.registry.SOLVER_REGISTRY` (its function, the
+problem it reads, its options); :func:`solve_weights` runs one and checks what it gives.
+"""
 
 from __future__ import annotations
 
