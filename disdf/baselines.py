@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf.cascade import _SEED_HIGH, check_float32_range
 from disdf.forest_specs import ENGINES, FOREST_KINDS, fit_fold_model
-from disdf.parameters import Constraint, Integer, OneOf, check_parameters
+from disdf.parameters import Constraint, Integer, MaxFeatures, OneOf, RandomSeed, check_parameters
 
 #: What the kinds are called here: a random forest, or extremely randomised trees (a random
 #: threshold per candidate feature), each with ``max_features`` candidate features per node.
@@ -47,11 +47,14 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         Accepted for the protocol's interface; one forest is grown in one thread.
     """
 
+    #: Every parameter's type and range (disdf.parameters), checked by fit before any work.
     _parameter_table: ClassVar[dict[str, Constraint]] = {
         "kind": OneOf(tuple(PLAIN_KINDS)),
         "n_trees": Integer(1),
         "trees_per_T": Integer(1),
+        "max_features": MaxFeatures(),
         "engine": OneOf(ENGINES),
+        "random_state": RandomSeed(),
         "n_jobs": Integer(none=True, forbid=(0,)),
     }
 

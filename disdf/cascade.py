@@ -13,9 +13,7 @@ one :class:`~disdf.forest_fit.ForestFit`; a level is a list of them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
-from itertools import pairwise
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,72 +24,25 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf.fit_memory import check_level_memory, level_memory
-from disdf.forest_fit import FoldModel, ForestFit, LevelFit, fold_model_vectors
-from disdf.forest_specs import ENGINES, fit_fold_model, parse_forest_specs
+from disdf.forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
+from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.pair_distances import PairDistances
 from disdf.parameters import (
     Constraint,
     DictParameter,
     Float,
     Integer,
     OneOf,
+    RandomSeed,
     check_parameters,
     split_nested_params,
 )
 from disdf.threads import run_tasks
 
 AUGMENTATIONS = ("cumulative", "previous")
-#: Distances between two representations (see CascadeForestClassifier.pair_distance).
-PAIR_DISTANCES = {
-    "manhattan": lambda d: np.abs(d).sum(axis=1),
-    "squared_euclidean": lambda d: np.square(d).sum(axis=1),
-}
-#: The paper's per-tree surrogates (True: squared, <P_ij, w^2> of eq. (58); False: <Q_ij, w> of eq. (62)).
-SURROGATES = {"surrogate_p": True, "surrogate_q": False}
-#: pair_distance's and get_metric's ``distance``.
-DISTANCE = OneOf((*PAIR_DISTANCES, *SURROGATES))
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
-
-
-@dataclass
-class CascadeLevel:
-    """A fitted level: its M forests (each with K fold models and their tree weights)."""
-
-    forests: list[ForestFit]
-    info: dict[str, Any] = field(default_factory=dict)
-    #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
-    refit_models: list[FoldModel] | None = None
-
-    @property
-    def weights(self) -> list[list[np.ndarray]]:
-        """[forest][fold] -> (T,) tree weights."""
-        return [forest.weights for forest in self.forests]
-
-    def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
-        """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
-
-        A forest's vector is the mean over its K fold models of eq. (41), or,
-        with refit models, the uniform mean of the refit forest's trees.
-        """
-        if self.refit_models is not None:
-            return np.hstack(
-                run_tasks(
-                    (
-                        partial(
-                            model.weighted_probabilities,
-                            features,
-                            np.full(model.n_trees, 1.0 / model.n_trees),
-                        )
-                        for model in self.refit_models
-                    ),
-                    n_jobs,
-                )
-            )
-        # one parallel pass over every fold model of the level, then each forest's mean
-        vectors = fold_model_vectors(self.forests, features, n_jobs)
-        bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
-        return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])
 
 
 def _fit_fold_model(
@@ -123,7 +74,7 @@ def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
     return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
 
 
-class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, BaseEstimator):
     """gcForest cascade forest (the paper's baseline, "gcF").
 
     Parameters
@@ -228,7 +179,8 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.test_vectors = test_vectors
 
     # ------------------------------------------------------------------ checks
-    #: Every scalar parameter's type and range (disdf.parameters), checked by fit before any work.
+    #: Every parameter's type and range (disdf.parameters), checked by fit before any work, in this
+    #: order: a constraint that reads another parameter (forests reads engine) comes after it.
     _parameter_table: ClassVar[dict[str, Constraint]] = {
         "n_trees": Integer(1),
         "n_folds": Integer(2),
@@ -240,9 +192,11 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         "min_samples_split": Integer(2),
         "min_samples_leaf": Integer(1),
         "n_jobs": Integer(none=True, forbid=(0,)),
+        "random_state": RandomSeed(),
         "engine": OneOf(ENGINES),
-        "verbose": Integer(0),
+        "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
         "test_vectors": OneOf(TEST_VECTORS),
+        "forests": ForestSpecs(),
     }
 
     #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
@@ -270,10 +224,9 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
-        params = self.get_params(deep=False)
-        if isinstance(self.verbose, (bool, np.bool_)):
-            params["verbose"] = int(self.verbose)  # verbose=True is the common spelling of 1
-        check_parameters(type(self).__name__, self._parameter_table, params)
+        """Check every parameter against the table (InvalidParameterError naming the first wrong one);
+        return the level's forests as ``(kind, extra_params)``."""
+        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
         return parse_forest_specs(self.forests, self.engine)
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -551,21 +504,6 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         return self.levels_[-1].class_vectors(self._last_level_input(X), self.n_jobs)
 
-    def _surrogate_distances(self, first: np.ndarray, second: np.ndarray, squared: bool) -> np.ndarray:
-        """The paper's per-tree surrogates at the last kept level, summed over its forests and averaged
-        over each forest's fold models: <P_ij, w^2> of eq. (58) or <Q_ij, w> of eq. (62)."""
-        inputs = self._last_level_input(np.vstack([first, second]))
-        level = self.levels_[-1]
-        n = len(first)
-        total = np.zeros(n)
-        for forest in level.forests:
-            for model, w in zip(forest.models, forest.weights, strict=True):
-                p = model.probabilities(inputs)  # (2n, T, C)
-                difference = p[:n] - p[n:]
-                per_tree = np.square(difference).sum(axis=2) if squared else np.abs(difference).sum(axis=2)
-                total += per_tree @ (np.square(w) if squared else w) / len(forest.models)
-        return total
-
     def fit_transform(self, X, y, **fit_params) -> np.ndarray:
         """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.
 
@@ -607,52 +545,6 @@ class CascadeForestClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             models), forest after forest.
         """
         return self._last_class_vectors(X)
-
-    def pair_distance(self, pairs, distance: str = "manhattan") -> np.ndarray:
-        """Distance between the two samples of each pair in the learned representation.
-
-        metric-learn's convention: ``pairs`` has shape (n_pairs, 2, n_features).
-        The representation is :meth:`transform`'s (the last kept level's M
-        concatenated class vectors v = (v^(1), ..., v^(M))). ``"manhattan"``
-        is the paper's d_1(v_i, v_j) = ||v_i - v_j||_1, the distance DisDF's
-        hinge term pushes above τ for different-class pairs (through <Q_ij, w>,
-        eq. (62), which bounds it from above); ``"squared_euclidean"`` is
-        sum_k sum_c (v_ic^(k) - v_jc^(k))^2, the distance of eq. (58)'s first line.
-        The paper's per-tree surrogates, which its objective optimises:
-        ``"surrogate_p"`` is <P_ij, w^2> of eq. (58) (P_ij^(t) = sum_c
-        (p_ic^(t) - p_jc^(t))^2) and ``"surrogate_q"`` is <Q_ij, w> of eq. (62)
-        (Q_ij^(t) = sum_c |p_ic^(t) - p_jc^(t)|), at the last kept level,
-        summed over its forests and averaged over each forest's fold models.
-
-        Parameters
-        ----------
-        pairs : array-like of shape (n_pairs, 2, n_features)
-        distance : {"manhattan", "squared_euclidean", "surrogate_p", "surrogate_q"}, default="manhattan"
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-        """
-        check_is_fitted(self)
-        DISTANCE.check(type(self).__name__, "distance", distance)
-        pairs = np.asarray(pairs, dtype=np.float64)
-        if pairs.ndim != 3 or pairs.shape[1] != 2:
-            raise ValueError(f"pairs must have shape (n_pairs, 2, n_features); got {pairs.shape}")
-        if distance in SURROGATES:
-            return self._surrogate_distances(pairs[:, 0], pairs[:, 1], squared=SURROGATES[distance])
-        n_pairs = pairs.shape[0]
-        vectors = self.transform(pairs.reshape(2 * n_pairs, pairs.shape[2])).reshape(n_pairs, 2, -1)
-        return PAIR_DISTANCES[distance](vectors[:, 0] - vectors[:, 1])
-
-    def get_metric(self, distance: str = "manhattan"):
-        """A function ``metric(u, v)`` of two samples (1-d arrays), as metric-learn's ``get_metric``:
-        :meth:`pair_distance` of the pair (u, v). It holds the fitted estimator."""
-        DISTANCE.check(type(self).__name__, "distance", distance)
-
-        def metric(u, v) -> float:
-            return float(self.pair_distance(np.stack([u, v])[None], distance)[0])
-
-        return metric
 
     def predict_proba(self, X) -> np.ndarray:
         """Sum of the last level's class vectors, normalised to sum to 1.

@@ -14,16 +14,17 @@ from sklearn.model_selection import KFold
 from disdf.cascade import CascadeForestClassifier, level_accuracy
 from disdf.fit_memory import different_class_pairs_per_fold
 from disdf.forest_fit import LevelFit
-from disdf.parameters import Boolean, Constraint, DictParameter, Float, Integer, OneOf, check_parameters
+from disdf.parameters import Boolean, Constraint, DictParameter, Float, Grid, Integer, OneOf
 from disdf.threads import run_tasks
 from disdf.weights import (
-    SOLVERS,
     PairStatistics,
     SampledWeightProblem,
+    SolverFallback,
+    SolverName,
+    SolverOptions,
     WeightProblem,
     WeightSolution,
     WeightSolverError,
-    check_solver_options,
     reads_pair_statistics,
     solve_weights,
 )
@@ -154,13 +155,19 @@ class DisDFClassifier(CascadeForestClassifier):
         out-of-fold accuracy of every grid point.
     """
 
-    #: DisDF's own scalar parameters (the cascade's are in CascadeForestClassifier's table).
-    _disdf_parameter_table: ClassVar[dict[str, Constraint]] = {
+    #: The cascade's parameters, then DisDF's: the solver before the parameters that read it (its
+    #: options, its fallback), tune before the grid it decides to read.
+    _parameter_table: ClassVar[dict[str, Constraint]] = {
+        **CascadeForestClassifier._parameter_table,
+        "solver": SolverName(),
         "lambda_": LAMBDA,
         "tau": TAU,
         "tune": Boolean(),
         "weight_fitting": OneOf(WEIGHT_FITTINGS),
         "cross_fit_parts": Integer(2),
+        "solver_options": SolverOptions(),
+        "solver_fallback": SolverFallback(),
+        "tune_grid": Grid({"lambda_": LAMBDA, "tau": TAU}, when="tune"),
     }
 
     #: set_params(solver_options__tol=1e-6) and set_params(tune_grid__lambda_=[...]) (GridSearchCV's
@@ -226,31 +233,6 @@ class DisDFClassifier(CascadeForestClassifier):
         self.weight_fitting = weight_fitting
         self.cross_fit_parts = cross_fit_parts
 
-    def _validate_hyperparameters(self):
-        specs = super()._validate_hyperparameters()
-        if not (isinstance(self.solver, str) and self.solver in SOLVERS):
-            raise ValueError(f"Unknown solver {self.solver!r}; expected one of {sorted(SOLVERS)}")
-        check_parameters(type(self).__name__, self._disdf_parameter_table, self.get_params(deep=False))
-        if self.solver_options is not None and not isinstance(self.solver_options, Mapping):
-            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
-        check_solver_options(self.solver, self.solver_options or {})
-        if self.solver_fallback is not None and not reads_pair_statistics(self.solver):
-            raise ValueError(
-                f"solver_fallback must be None with solver={self.solver!r}: it draws pairs and does not "
-                f"fail the way the exact solvers do; got solver_fallback={self.solver_fallback!r}"
-            )
-        if self.solver_fallback is not None and (
-            self.solver_fallback not in SOLVERS
-            or not reads_pair_statistics(self.solver_fallback)
-            or self.solver_fallback == self.solver
-        ):
-            raise ValueError(
-                f"solver_fallback must be None or a solver other than solver={self.solver!r} from "
-                f"{sorted(s for s in SOLVERS if reads_pair_statistics(s))}; got {self.solver_fallback!r}"
-            )
-        self._validated_grid()
-        return specs
-
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij of one fold model's held-out pairs, eq. (72), held by an exact solver (none when
         the solver draws pairs or weighs uniformly)."""
@@ -264,18 +246,12 @@ class DisDFClassifier(CascadeForestClassifier):
             "solver='stochastic_frank_wolfe', which draws pairs instead of storing every Q_ij"
         )
 
-    def _validated_grid(self) -> list[tuple[float, float]]:
+    def _grid_points(self) -> list[tuple[float, float]]:
+        """The (lambda_, tau) the level tries: every point of the grid with ``tune``, else the one pair
+        (checked by the parameter table before any work)."""
         if not self.tune:
             return [(float(self.lambda_), float(self.tau))]
         grid = DEFAULT_TUNE_GRID if self.tune_grid is None else self.tune_grid
-        if not isinstance(grid, Mapping) or set(grid) != {"lambda_", "tau"}:
-            raise ValueError(f"tune_grid must be a dict with keys 'lambda_' and 'tau'; got {grid!r}")
-        for value in grid["lambda_"]:
-            LAMBDA.check(type(self).__name__, "tune_grid['lambda_'] entry", value)
-        for value in grid["tau"]:
-            TAU.check(type(self).__name__, "tune_grid['tau'] entry", value)
-        if len(grid["lambda_"]) == 0 or len(grid["tau"]) == 0:
-            raise ValueError(f"tune_grid lists must be non-empty; got {grid!r}")
         return [(float(lam), float(tau)) for lam in grid["lambda_"] for tau in grid["tau"]]
 
     def _solve(self, problem, w0, options: dict, where: str) -> WeightSolution:
@@ -387,7 +363,7 @@ class DisDFClassifier(CascadeForestClassifier):
         best = None
         grid_scores = []
         cross_fit_seconds = 0.0
-        grid = self._validated_grid()
+        grid = self._grid_points()
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = run_tasks(
                 (

@@ -14,13 +14,16 @@ forest, everything those K models give:
 From these it gives the training examples' out-of-fold class vectors, eq. (41),
 and a new example's class vector (the mean over the K fold models).
 :class:`LevelFit` is a level: the folds shared by its forests, the split seed
-and the list of forests.
+and the list of forests. :class:`CascadeLevel` is a level the fitted cascade
+keeps: its forests, without the held-out probabilities.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -159,3 +162,43 @@ class LevelFit:
         n_folds = len(self.folds)
         for m, forest in enumerate(missing):
             forest.pair_statistics = stats[m * n_folds : (m + 1) * n_folds]
+
+
+@dataclass
+class CascadeLevel:
+    """A fitted level: its M forests (each with K fold models and their tree weights)."""
+
+    forests: list[ForestFit]
+    info: dict[str, Any] = field(default_factory=dict)
+    #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
+    refit_models: list[FoldModel] | None = None
+
+    @property
+    def weights(self) -> list[list[np.ndarray]]:
+        """[forest][fold] -> (T,) tree weights."""
+        return [forest.weights for forest in self.forests]
+
+    def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
+        """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
+
+        A forest's vector is the mean over its K fold models of eq. (41), or,
+        with refit models, the uniform mean of the refit forest's trees.
+        """
+        if self.refit_models is not None:
+            return np.hstack(
+                run_tasks(
+                    (
+                        partial(
+                            model.weighted_probabilities,
+                            features,
+                            np.full(model.n_trees, 1.0 / model.n_trees),
+                        )
+                        for model in self.refit_models
+                    ),
+                    n_jobs,
+                )
+            )
+        # one parallel pass over every fold model of the level, then each forest's mean
+        vectors = fold_model_vectors(self.forests, features, n_jobs)
+        bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
+        return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])

@@ -23,6 +23,7 @@ the trees ``"fast"`` grows.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from disdf.fast_forest import FastForest, FastForestParams
+from disdf.parameters import Constraint, InvalidParameterError
 from disdf.tree_probabilities import LeafTable
 
 FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
@@ -61,13 +63,19 @@ DEFAULT_FORESTS: tuple[str, ...] = (
 def parse_forest_specs(
     forests: Sequence[str | Mapping[str, Any]] | None, engine: str = "sklearn"
 ) -> list[tuple[str, dict[str, Any]]]:
-    """Validate ``forests`` (for ``engine``) and return ``(kind, extra_params)`` per forest."""
+    """Validate ``forests`` (for ``engine``) and return ``(kind, extra_params)`` per forest.
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ValueError) naming the forest spec and what is wrong with it.
+    """
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}; got {engine!r}")
+        raise InvalidParameterError(f"engine must be one of {ENGINES}; got {engine!r}")
     if forests is None:
         forests = DEFAULT_FORESTS
     if isinstance(forests, (str, Mapping)) or not isinstance(forests, Sequence) or len(forests) == 0:
-        raise ValueError(
+        raise InvalidParameterError(
             "forests must be a non-empty list of forest specs (names or dicts with a 'kind'); "
             f"got {forests!r}"
         )
@@ -79,26 +87,40 @@ def parse_forest_specs(
             params = dict(spec)
             kind = params.pop("kind")
         else:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"forests[{position}] = {spec!r} is not a forest spec: use a name or a dict with 'kind'"
             )
         if kind not in FOREST_KINDS:
-            raise ValueError(
+            raise InvalidParameterError(
                 f"Unknown forest spec {kind!r} at forests[{position}]; expected one of {sorted(FOREST_KINDS)}"
             )
         for reserved in ("n_estimators", "random_state", "n_jobs"):
             if reserved in params:
-                raise ValueError(
+                raise InvalidParameterError(
                     f"forests[{position}] sets {reserved!r}, which the cascade controls "
                     "(use n_trees, random_state, n_jobs of the estimator)"
                 )
         if engine in COMPILED_ENGINES:
             try:
                 _fast_params(kind, params, {}, engine)
-            except ValueError as error:
-                raise ValueError(f"forests[{position}] = {spec!r}: {error}") from None
+            except ValueError as error:  # FastForestParams' refusal, named by position
+                raise InvalidParameterError(f"forests[{position}] = {spec!r}: {error}") from None
         parsed.append((kind, params))
     return parsed
+
+
+@dataclass(frozen=True)
+class ForestSpecs(Constraint):
+    """A level's forests (:func:`parse_forest_specs`), for the engine named by the parameter ``engine``."""
+
+    engine: str = "engine"
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return (self.engine,)
+
+    def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:
+        parse_forest_specs(params[name], params[self.engine])
 
 
 def make_forest(

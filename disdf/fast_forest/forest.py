@@ -2,8 +2,9 @@
 
 :class:`FastForest` grows all T trees of a forest in one compiled call and
 gives the per-tree class distributions of any X in another; a fitted forest is
-a handful of flat arrays (see :mod:`disdf.fast_forest.kernels`), with no
-Python object per tree. It implements the interface the cascade needs from a
+a handful of flat arrays (see :mod:`disdf.fast_forest.kernels`, which grows
+them; :mod:`disdf.fast_forest.prediction_kernels` reads them), with no Python
+object per tree. It implements the interface the cascade needs from a
 fold model (``probabilities``, ``weighted_probabilities``, ``first``), like
 :class:`disdf.tree_probabilities.LeafTable` does for scikit-learn forests.
 """
@@ -19,6 +20,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 import disdf.fast_forest.kernels as kernels
+import disdf.fast_forest.prediction_kernels as prediction_kernels
 from disdf.fast_forest.leaf_memo import LeafMemo
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
@@ -140,7 +142,7 @@ class FastForest:
         class c at row c of ``leaf_values`` keeps every probability
         bit-identical and leaves rows only for the impure leaves.
         """
-        roots, left, right, self.leaf_values = kernels.share_pure_leaves(
+        roots, left, right, self.leaf_values = prediction_kernels.share_pure_leaves(
             self.roots, self.left, self.right, self.leaf_values
         )
         index_type = np.int32 if max(len(self.feature), len(self.leaf_values)) < 2**31 - 1 else np.int64
@@ -163,11 +165,11 @@ class FastForest:
 
         Pure leaves of one class share a row, so a row is not one leaf.
         """
-        return kernels.apply_forest(_as_input(X), *self._arrays())
+        return prediction_kernels.apply_forest(_as_input(X), *self._arrays())
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
-        return kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
+        return prediction_kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
 
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
@@ -175,8 +177,8 @@ class FastForest:
         X = _as_input(X)
         if self.leaf_memo is not None and self.leaf_memo.fits(X):
             leaves = self.leaf_memo.leaves(X, self.feature, self.threshold, self.left, self.right)
-            return kernels.weighted_leaf_rows(leaves, self.leaf_values, w)
-        return kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w)
+            return prediction_kernels.weighted_leaf_rows(leaves, self.leaf_values, w)
+        return prediction_kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w)
 
     def memoize_leaves(self) -> None:
         """Let this forest and the ``first(T)`` forests taken from it from now on share the leaves of

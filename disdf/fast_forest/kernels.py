@@ -1,4 +1,13 @@
-"""Compiled (numba) kernels that grow and apply a whole forest in one call.
+"""Compiled (numba) kernels that grow a whole forest in one call.
+
+Why one file of about 950 lines: its compiled functions (random numbers, bootstrap weights, the
+sorts of a node's values, the threshold searches, the growth loop, the coding and binning of
+features) are one call tree under :func:`grow_forest`, and numba's ``cache=True`` keys a cached
+function on its own file only (numba issue 1833): split along those concerns, a cached grower
+would keep running an edited splitter's old code, unless the files gave up caching and every new
+process compiled them again (about 15 s). The kernels that read a grown forest call none of these and
+live in :mod:`disdf.fast_forest.prediction_kernels`. tests/disdf/test_layout.py refuses any cached
+kernel that calls a compiled function of another file.
 
 Layout of a fitted forest, flat arrays shared by all its trees:
 
@@ -494,11 +503,16 @@ def _value_range(Xt, samples, start, end, feature):
 
 
 @nb.njit(cache=True, nogil=True)
-def _random_threshold(Xt, y, weight, samples, start, end, feature, lo, hi, min_leaf, state, left, right):
-    """A uniform threshold in [lo, hi) (RandomSplitter): (proxy, threshold).
+def _random_threshold(Xt, y, weight, samples, start, end, feature, min_leaf, state, left, right):
+    """A uniform threshold in [lo, hi) of the node's values of the feature (RandomSplitter):
+    (proxy, threshold, constant).
 
-    The proxy is :func:`_gini_proxy`, -inf if a side gets fewer than min_leaf examples.
+    The proxy is :func:`_gini_proxy`, -inf if a side gets fewer than min_leaf examples. A feature
+    constant in the node (hi <= lo + _FEATURE_THRESHOLD) is skipped before any draw.
     """
+    lo, hi = _value_range(Xt, samples, start, end, feature)
+    if hi <= lo + _FEATURE_THRESHOLD:
+        return -np.inf, 0.0, True
     threshold = lo + _uniform(state) * (hi - lo)
     if threshold >= hi:
         threshold = lo
@@ -514,8 +528,8 @@ def _random_threshold(Xt, y, weight, samples, start, end, feature, lo, hi, min_l
         else:
             right[y[i]] += weight[i]
     if n_left < min_leaf or (end - start) - n_left < min_leaf:
-        return -np.inf, threshold
-    return _gini_proxy(left, right), threshold
+        return -np.inf, threshold, False
+    return _gini_proxy(left, right), threshold, False
 
 
 @nb.njit(cache=True, nogil=True)
@@ -652,6 +666,15 @@ def _set_child(children, parent, is_left, code):
         children[parent, 1 - is_left] = code
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _draw_feature(state, features, visited):
+    """A node's next candidate feature, uniform among those it has not drawn (features[:visited]
+    holds those it has: a Fisher-Yates step); returns (feature, visited + 1)."""
+    r = visited + _randint(state, features.shape[0] - visited)
+    features[visited], features[r] = features[r], features[visited]
+    return features[visited], visited + 1
+
+
 @nb.njit(cache=True, nogil=True)
 def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
     """Grow one tree into the forest's arrays from (n_nodes, n_leaves); return (root code, n_nodes, n_leaves).
@@ -681,10 +704,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
         best_proxy, best_feature, best_threshold, n_constant, visited = -np.inf, -1, 0.0, 0, 0
         have_bits = False
         while not stop and visited < d and (visited < max_features or visited <= n_constant):
-            r = visited + _randint(state, d - visited)  # among the features not drawn in this node
-            features[visited], features[r] = features[r], features[visited]
-            f = features[visited]
-            visited += 1
+            f, visited = _draw_feature(state, features, visited)
             if use_zero_bits and not have_bits and (not random_splits or n_constant >= _DRAWS_BEFORE_BITS):
                 _node_nonzero_bits(nonzero_bits, samples, start, end, any_nonzero)
                 have_bits = True
@@ -692,12 +712,9 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
                 n_constant += 1  # constant, known without a pass over the node
                 continue
             if random_splits:
-                lo, hi = _value_range(Xt, samples, start, end, f)
-                constant = hi <= lo + _FEATURE_THRESHOLD
-                if not constant:
-                    proxy, thr = _random_threshold(
-                        Xt, y, weight, samples, start, end, f, lo, hi, min_leaf, state, left, right
-                    )
+                proxy, thr, constant = _random_threshold(
+                    Xt, y, weight, samples, start, end, f, min_leaf, state, left, right
+                )
             elif n_node >= histogram_min_node and n_codes[f] > 0:
                 proxy, thr, constant = _histogram_threshold(
                     codes[f],
@@ -935,109 +952,3 @@ def _nonzero_bits(Xt):
             if Xt[f, i] != 0:
                 bits[i, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
     return bits
-
-
-@nb.njit(cache=True, nogil=True)
-def _leaf(X, i, code, feature, threshold, left, right):
-    while code >= 0:
-        if X[i, feature[code]] <= threshold[code]:
-            code = left[code]
-        else:
-            code = right[code]
-    return -code - 1
-
-
-@nb.njit(cache=True, nogil=True)
-def apply_forest(X, roots, feature, threshold, left, right):
-    """Leaf index of every example in every tree, shape (n, T)."""
-    n = X.shape[0]
-    n_trees = roots.shape[0]
-    leaves = np.empty((n, n_trees), dtype=np.int64)
-    for i in range(n):
-        for t in range(n_trees):
-            leaves[i, t] = _leaf(X, i, roots[t], feature, threshold, left, right)
-    return leaves
-
-
-@nb.njit(cache=True, nogil=True)
-def tree_probabilities(X, roots, feature, threshold, left, right, leaf_values):
-    """Per-tree class distributions p_i^(t) of every example, shape (n, T, C)."""
-    n = X.shape[0]
-    n_trees = roots.shape[0]
-    n_classes = leaf_values.shape[1]
-    out = np.empty((n, n_trees, n_classes))
-    for i in range(n):
-        for t in range(n_trees):
-            out[i, t, :] = leaf_values[_leaf(X, i, roots[t], feature, threshold, left, right)]
-    return out
-
-
-@nb.njit(cache=True, nogil=True)
-def weighted_probabilities(X, roots, feature, threshold, left, right, leaf_values, w):
-    """Class vectors sum_t w_t p_i^(t) of eq. (41), shape (n, C), without the (n, T, C) array."""
-    n = X.shape[0]
-    n_trees = roots.shape[0]
-    n_classes = leaf_values.shape[1]
-    out = np.zeros((n, n_classes))
-    for i in range(n):
-        for t in range(n_trees):
-            leaf = _leaf(X, i, roots[t], feature, threshold, left, right)
-            for c in range(n_classes):
-                out[i, c] += w[t] * leaf_values[leaf, c]
-    return out
-
-
-@nb.njit(cache=True, nogil=True)
-def weighted_leaf_rows(leaves, leaf_values, w):
-    """:func:`weighted_probabilities` of examples whose leaf rows are known, ``leaves`` (n, >= T):
-    the same sums in the same order, over the first T = len(w) trees."""
-    n = leaves.shape[0]
-    n_classes = leaf_values.shape[1]
-    out = np.zeros((n, n_classes))
-    for i in range(n):
-        for t in range(w.shape[0]):
-            leaf = leaves[i, t]
-            for c in range(n_classes):
-                out[i, c] += w[t] * leaf_values[leaf, c]
-    return out
-
-
-@nb.njit(cache=True, nogil=True)
-def share_pure_leaves(roots, left, right, leaf_values):
-    """Every pure leaf of class c pointed at row c of a new table (rows 0..C-1: the one-hot
-    distributions), each impure leaf at a row of its own after them, in leaf order.
-
-    Returns (roots, left, right, table): the child codes remapped (int64), and the table.
-    """
-    n_leaves, n_classes = leaf_values.shape
-    row_of_leaf = np.empty(n_leaves, dtype=np.int64)
-    n_impure = 0
-    for leaf in range(n_leaves):
-        top = 0  # the first largest class, as np.argmax
-        for c in range(1, n_classes):
-            if leaf_values[leaf, c] > leaf_values[leaf, top]:
-                top = c
-        if leaf_values[leaf, top] == 1.0:
-            row_of_leaf[leaf] = top
-        else:
-            row_of_leaf[leaf] = n_classes + n_impure
-            n_impure += 1
-    table = np.zeros((n_classes + n_impure, n_classes))
-    for c in range(n_classes):
-        table[c, c] = 1.0
-    for leaf in range(n_leaves):
-        row = row_of_leaf[leaf]
-        if row >= n_classes:
-            for c in range(n_classes):
-                table[row, c] = leaf_values[leaf, c]
-    return _remap(roots, row_of_leaf), _remap(left, row_of_leaf), _remap(right, row_of_leaf), table
-
-
-@nb.njit(cache=True, nogil=True)
-def _remap(codes, row_of_leaf):
-    """Child codes with every leaf code -l - 1 replaced by -row_of_leaf[l] - 1."""
-    out = np.empty(codes.shape[0], dtype=np.int64)
-    for j in range(codes.shape[0]):
-        code = codes[j]
-        out[j] = -row_of_leaf[-code - 1] - 1 if code < 0 else code
-    return out

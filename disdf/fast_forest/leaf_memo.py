@@ -6,7 +6,7 @@ then routes the same test examples through them: a split of the paper's
 protocol routed them through 2,200 trees per fold model where 1,000 hold every
 one of them. With a memo, the first cascade routes them through all the shared
 trees once; the others read their first T leaves back. The class vectors are
-the same numbers, summed in the same order (:func:`kernels.weighted_leaf_rows`).
+the same numbers, summed in the same order (:func:`prediction_kernels.weighted_leaf_rows`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-import disdf.fast_forest.kernels as kernels
+import disdf.fast_forest.prediction_kernels as prediction_kernels
 
 #: Largest memo, in bytes of leaf rows (int32, examples x trees); larger inputs are routed as
 #: without a memo, so a big prediction costs no more memory than before.
@@ -47,6 +47,6 @@ class LeafMemo:
         key = (X.shape, hashlib.blake2b(X.data, digest_size=16).digest())
         with self._lock:
             if key != self._key:
-                rows = kernels.apply_forest(X, self.roots, feature, threshold, left, right)
+                rows = prediction_kernels.apply_forest(X, self.roots, feature, threshold, left, right)
                 self._key, self._leaves = key, rows.astype(np.int32)
             return self._leaves

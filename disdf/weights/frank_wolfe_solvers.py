@@ -279,6 +279,37 @@ def _frank_wolfe_steps(q, c, tau, w, qw, slacks, grad, n_iter, stop_iter, tol, g
         n_iter += 1
 
 
+def _newton_step(
+    problem: WeightProblem,
+    q: np.ndarray,
+    c: np.ndarray,
+    w: np.ndarray,
+    qw: np.ndarray,
+    slacks: np.ndarray,
+    gradient: np.ndarray,
+    adds_trees: bool,
+) -> float:
+    """One Newton step of :func:`frank_wolfe_away` from w, with ``slacks`` and ``gradient`` at w:
+    towards :func:`support_newton_target` of the support (and, with ``adds_trees``, of every tree
+    whose gradient is below <grad J(w), w>), as far as the exact line search goes on [0, 1].
+    Moves w and Q w in place; returns the step length (0: no move)."""
+    candidates = w > 0
+    if adds_trees:
+        candidates |= gradient < gradient @ w
+    target = support_newton_target(problem, w, slacks, candidates)
+    direction = target - w
+    q_direction = q @ direction
+    gamma = exact_line_search(c, w, direction, slacks, q_direction, 1.0)
+    if gamma >= 1.0:
+        w[:] = target
+        qw += q_direction
+    elif gamma > 0.0:
+        w += gamma * direction
+        qw += gamma * q_direction
+        np.maximum(w, 0.0, out=w)
+    return gamma
+
+
 def frank_wolfe_away(
     problem: WeightProblem,
     *,
@@ -294,7 +325,7 @@ def frank_wolfe_away(
     the distance to the optimum) or after ``max_iter`` iterations. Without a
     warm start ``w0`` it starts from the minimiser of the quadratic part,
     which is already optimal when no hinge is active there. The iterations
-    run compiled (:func:`_frank_wolfe_steps`); the Newton steps run here.
+    run compiled (:func:`_frank_wolfe_steps`), the Newton steps in numpy (:func:`_newton_step`).
 
     Every ``newton_every`` iterations (0: never, plain away-step Frank-Wolfe)
     it tries a Newton step (:func:`support_newton_target`). With
@@ -334,25 +365,12 @@ def frank_wolfe_away(
         if n_iter == max_iter:
             status = "max_iter"
             break
-        candidates = w > 0
-        if newton_adds_trees:
-            candidates |= gradient < gradient @ w
-        target = support_newton_target(problem, w, slacks, candidates)
-        direction = target - w
-        q_direction = q @ direction
-        gamma = exact_line_search(c, w, direction, slacks, q_direction, 1.0)
+        gamma = _newton_step(problem, q, c, w, qw, slacks, gradient, newton_adds_trees)
         # A full step means the support and active set were nearly right:
         # try again soon. A short one: let Frank-Wolfe work for longer first.
         interval = newton_every if gamma >= 1.0 else 2 * interval
         next_newton = n_iter + interval
-        if gamma >= 1.0:
-            w[:] = target
-            qw += q_direction
-            n_iter += 1
-        elif gamma > 0.0:
-            w += gamma * direction
-            qw += gamma * q_direction
-            np.maximum(w, 0.0, out=w)
+        if gamma > 0.0:
             n_iter += 1
         # gamma == 0: a Frank-Wolfe step at this same iteration (next_newton is now later).
     w /= w.sum()

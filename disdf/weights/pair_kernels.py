@@ -1,4 +1,11 @@
-"""Compiled pair kernels: Q_ij^t = ||a_it - a_jt||_1 row by row, with no (pairs, T, C) temporary."""
+"""Compiled pair kernels: Q_ij^t = ||a_it - a_jt||_1 row by row, with no (pairs, T, C) temporary.
+
+Every compiled function of the weight solvers that calls another one lives here, the callers
+with their callees: the pair draws and the iterations of the stochastic solver too. numba's
+``cache=True`` keys a cached function on its own file only (numba issue 1833), so a cached caller
+in another file would keep running a callee's old code after the callee changed
+(tests/disdf/test_layout.py checks the rule, tests/disdf/test_compiled_cache.py the consequence).
+"""
 
 from __future__ import annotations
 
@@ -93,3 +100,53 @@ def sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull):
             for t in range(n_trees):
                 pull[t] += slack * row[t]
     return value
+
+
+@nb.njit(cache=True, nogil=True)
+def pairs_of_uniforms(first_cdf, codes, counts, starts, by_class, u_first, u_second, first, second):
+    """i: the first example whose cumulative share of different-class partners exceeds u_first; j:
+    the rank floor(u_second * partners of i) among the examples outside i's class (class-sorted)."""
+    n = codes.shape[0]
+    for b in range(u_first.shape[0]):
+        i = np.searchsorted(first_cdf, u_first[b], side="right")
+        own = codes[i]
+        rank = int(u_second[b] * (n - counts[own]))
+        if rank >= starts[own]:
+            rank += counts[own]
+        first[b] = i
+        second[b] = by_class[rank]
+
+
+@nb.njit(cache=True, nogil=True)
+def stochastic_iterations(tree_probabilities, pure, tables, quadratic, w, tau, n_pairs, uniforms, iterations):
+    """The iterations of :func:`~disdf.weights.stochastic_frank_wolfe.stochastic_frank_wolfe` on
+    pre-drawn uniforms (in place on w).
+
+    ``uniforms[k]`` holds iteration k's draws (first examples, then partners), in the order
+    ``PairSampler.sample`` draws them, so the pairs are those the sampler gives. The pair
+    sampler's tables are ``tables``; ``quadratic`` is pi + lambda.
+    """
+    first_cdf, codes, counts, starts, by_class = tables
+    n_trees = w.shape[0]
+    batch_size = uniforms.shape[2]
+    first = np.empty(batch_size, dtype=np.intp)
+    second = np.empty(batch_size, dtype=np.intp)
+    pull = np.empty(n_trees)
+    averaged = np.zeros(n_trees)
+    gradient = np.empty(n_trees)
+    scale = n_pairs / batch_size
+    for k in range(iterations):
+        pairs_of_uniforms(
+            first_cdf, codes, counts, starts, by_class, uniforms[k, 0], uniforms[k, 1], first, second
+        )
+        sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull)
+        rho = 4.0 / (k + 8) ** (2.0 / 3.0)
+        for t in range(n_trees):
+            estimate = -2.0 * scale * pull[t]
+            averaged[t] = estimate if k == 0 else (1.0 - rho) * averaged[t] + rho * estimate
+            gradient[t] = 2.0 * quadratic[t] * w[t] + averaged[t]
+        toward = np.argmin(gradient)
+        gamma = 2.0 / (k + 8)
+        for t in range(n_trees):
+            w[t] *= 1.0 - gamma
+        w[toward] += gamma

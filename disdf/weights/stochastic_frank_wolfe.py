@@ -23,10 +23,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
-from disdf.weights.pair_kernels import manhattan_rows, pure_classes, sampled_hinge_sums
+from disdf.weights.pair_kernels import (
+    manhattan_rows,
+    pairs_of_uniforms,
+    pure_classes,
+    sampled_hinge_sums,
+    stochastic_iterations,
+)
 from disdf.weights.problem import check_lambda_tau, quadratic_minimizer, same_class_pi
 from disdf.weights.result import WeightSolution
 
@@ -71,7 +76,7 @@ class PairSampler:
     def pairs(self, u_first: np.ndarray, u_second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pairs that uniforms in [0, 1) pick: i from ``u_first``, then j from ``u_second``."""
         first, second = np.empty(u_first.shape[0], np.intp), np.empty(u_first.shape[0], np.intp)
-        _pairs_of_uniforms(*self._tables(), u_first, u_second, first, second)
+        pairs_of_uniforms(*self._tables(), u_first, u_second, first, second)
         return first, second
 
     def _tables(self) -> tuple[np.ndarray, ...]:
@@ -80,56 +85,6 @@ class PairSampler:
     def q_rows(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Q_ij (Manhattan distances per tree) of the given pairs only, shape (len(first), T)."""
         return manhattan_rows(self.tree_probabilities, first, second)
-
-
-@nb.njit(cache=True, nogil=True)
-def _pairs_of_uniforms(first_cdf, codes, counts, starts, by_class, u_first, u_second, first, second):
-    """i: the first example whose cumulative share of different-class partners exceeds u_first; j:
-    the rank floor(u_second * partners of i) among the examples outside i's class (class-sorted)."""
-    n = codes.shape[0]
-    for b in range(u_first.shape[0]):
-        i = np.searchsorted(first_cdf, u_first[b], side="right")
-        own = codes[i]
-        rank = int(u_second[b] * (n - counts[own]))
-        if rank >= starts[own]:
-            rank += counts[own]
-        first[b] = i
-        second[b] = by_class[rank]
-
-
-@nb.njit(cache=True, nogil=True)
-def _stochastic_iterations(
-    tree_probabilities, pure, tables, quadratic, w, tau, n_pairs, uniforms, iterations
-):
-    """The iterations of :func:`stochastic_frank_wolfe` on pre-drawn uniforms (compiled; in place on w).
-
-    ``uniforms[k]`` holds iteration k's draws (first examples, then partners), in the order
-    :meth:`PairSampler.sample` draws them, so the pairs are those the sampler gives.
-    """
-    first_cdf, codes, counts, starts, by_class = tables
-    n_trees = w.shape[0]
-    batch_size = uniforms.shape[2]
-    first = np.empty(batch_size, dtype=np.intp)
-    second = np.empty(batch_size, dtype=np.intp)
-    pull = np.empty(n_trees)
-    averaged = np.zeros(n_trees)
-    gradient = np.empty(n_trees)
-    scale = n_pairs / batch_size
-    for k in range(iterations):
-        _pairs_of_uniforms(
-            first_cdf, codes, counts, starts, by_class, uniforms[k, 0], uniforms[k, 1], first, second
-        )
-        sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull)
-        rho = 4.0 / (k + 8) ** (2.0 / 3.0)
-        for t in range(n_trees):
-            estimate = -2.0 * scale * pull[t]
-            averaged[t] = estimate if k == 0 else (1.0 - rho) * averaged[t] + rho * estimate
-            gradient[t] = 2.0 * quadratic[t] * w[t] + averaged[t]
-        toward = np.argmin(gradient)
-        gamma = 2.0 / (k + 8)
-        for t in range(n_trees):
-            w[t] *= 1.0 - gamma
-        w[toward] += gamma
 
 
 def sampled_hinge(
@@ -206,7 +161,7 @@ def stochastic_frank_wolfe(
     if sampler.n_pairs:
         # Every iteration's draws at once: the same stream, in the same order, as drawn one by one.
         uniforms = rng.random((max_iter, 2, batch_size))
-        _stochastic_iterations(
+        stochastic_iterations(
             sampler.tree_probabilities,
             sampler._pure,
             sampler._tables(),

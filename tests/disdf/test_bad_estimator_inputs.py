@@ -144,10 +144,10 @@ def test_every_solver_option_table_matches_its_solver():
     """The option tables cannot drift from the solvers: same names as their keyword arguments."""
     import inspect
 
-    from disdf.weights import _NOT_OPTIONS, SOLVER_OPTIONS, SOLVERS
+    from disdf.weights.registry import NOT_OPTIONS, SOLVER_REGISTRY
 
-    for name, solver in SOLVERS.items():
-        assert set(SOLVER_OPTIONS[name]) == set(inspect.signature(solver).parameters) - _NOT_OPTIONS, name
+    for name, entry in SOLVER_REGISTRY.items():
+        assert set(entry.options) == set(inspect.signature(entry.function).parameters) - NOT_OPTIONS, name
 
 
 @pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])

@@ -9,7 +9,7 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.model_selection import train_test_split
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.fast_forest import FastForest, FastForestParams, kernels
+from disdf.fast_forest import FastForest, FastForestParams, kernels, prediction_kernels
 from disdf.fast_forest.forest import n_candidate_features
 from disdf.forest_specs import fit_fold_model
 from disdf.shared_fit import fit_sharing_first_level
@@ -362,7 +362,7 @@ def test_pure_leaves_share_rows_and_probabilities_are_unchanged(data, kind):
     assert forest.left.dtype == np.int32 and len(forest.leaf_values) < len(leaf_values)
     np.testing.assert_array_equal(forest.leaf_values[:3], np.eye(3))
     X_new = np.random.default_rng(1).normal(size=(200, X.shape[1]))
-    one_row_per_leaf = kernels.tree_probabilities(
+    one_row_per_leaf = prediction_kernels.tree_probabilities(
         np.ascontiguousarray(X_new, dtype=np.float32), roots, feature, threshold, left, right, leaf_values
     )
     np.testing.assert_array_equal(forest.probabilities(X_new), one_row_per_leaf)
@@ -490,8 +490,10 @@ def test_a_leaf_memo_routes_examples_once_for_every_first_t_forest(data, monkeyp
     forest = grow(RANDOM_FOREST, X, y, n_trees=30)
     expected = {T: grow(forest.params, X, y, n_trees=T) for T in (7, 30)}  # no memo: the kernel
     routed = []
-    apply_forest = kernels.apply_forest
-    monkeypatch.setattr(kernels, "apply_forest", lambda *a: routed.append(a[0].shape) or apply_forest(*a))
+    apply_forest = prediction_kernels.apply_forest
+    monkeypatch.setattr(
+        prediction_kernels, "apply_forest", lambda *a: routed.append(a[0].shape) or apply_forest(*a)
+    )
     forest.memoize_leaves()
     views = {7: forest.first(7), 30: forest}
     rng = np.random.default_rng(0)

@@ -68,3 +68,89 @@ def test_the_library_works_without_the_experiment_stack():
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.stdout.strip() == "True", result.stderr
+
+
+#: Decorators that make a function compiled code (numba), whose machine code a cached caller embeds.
+COMPILED = {"njit", "jit", "intrinsic", "overload", "generated_jit", "vectorize", "guvectorize", "cfunc"}
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+
+
+def _is_cached(decorator: ast.expr) -> bool:
+    return isinstance(decorator, ast.Call) and any(
+        k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in decorator.keywords
+    )
+
+
+def compiled_functions() -> dict[str, dict[str, bool]]:
+    """Per module of disdf/, its compiled functions and whether each is cached on disk."""
+    found = {}
+    for path in sorted((ROOT / "disdf").rglob("*.py")):
+        functions = {}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            decorators = getattr(node, "decorator_list", [])
+            if isinstance(node, ast.FunctionDef) and any(_decorator_name(d) in COMPILED for d in decorators):
+                functions[node.name] = any(_is_cached(d) for d in decorators)
+        found[module_name(path)] = functions
+    return found
+
+
+def test_no_cached_kernel_calls_a_compiled_function_of_another_file():
+    """numba's cache=True keys a cached function on its own file only (numba issue 1833): a cached
+    caller in another file would keep the callee's old code after the callee changed
+    (test_compiled_cache.py shows it). So cached kernels call compiled code of their own file only."""
+    compiled = compiled_functions()
+    crossing = []
+    for path in sorted((ROOT / "disdf").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {}  # local name -> (module, name or None for the module itself)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module in compiled:
+                imported |= {a.asname or a.name: (node.module, a.name) for a in node.names}
+            elif isinstance(node, ast.Import):
+                imported |= {a.asname: (a.name, None) for a in node.names if a.asname and a.name in compiled}
+        cached = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef) and compiled[module_name(path)].get(node.name)
+        ]
+        for function in cached:
+            for node in ast.walk(function):
+                if isinstance(node, ast.Name) and imported.get(node.id, (None, None))[1] is not None:
+                    module, name = imported[node.id]
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    module, name = imported.get(node.value.id, (None, None))[0], node.attr
+                else:
+                    continue
+                if module is not None and name in compiled.get(module, {}):
+                    crossing.append(f"{module_name(path)}.{function.name} -> {module}.{name}")
+    assert crossing == []
+
+
+#: Modules allowed above MODULE_LINES, each with the words its docstring must give as the reason.
+LONG_MODULES = {"disdf/fast_forest/kernels.py": "Why one file"}
+MODULE_LINES = 600
+FUNCTION_LINES = 80
+
+
+def test_modules_and_functions_stay_small():
+    """No function of the library over 80 lines (docstring included); no module over 600 lines but
+    the growth kernels, whose docstring says why they are one file."""
+    long_functions, long_modules = [], []
+    for path in sorted((ROOT / "disdf").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text)
+        relative = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.end_lineno - node.lineno + 1 > FUNCTION_LINES:
+                    long_functions.append(f"{relative}:{node.lineno} {node.name}")
+        if len(text.splitlines()) > MODULE_LINES:
+            reason = LONG_MODULES.get(relative)
+            if reason is None or reason not in (ast.get_docstring(tree) or ""):
+                long_modules.append(relative)
+    assert (long_functions, long_modules) == ([], [])
