@@ -9,7 +9,7 @@ with :func:`bench_output`:
 * without it: ``build/bench/<name>.csv`` (git-ignored);
 * an explicit ``--out``/``--output`` path wins over both: it is explicit.
 
-Standard library only: scripts/bench_df21.py imports it in DF21's own venv, without disdf.
+Standard library only: scripts/bench/bench_df21.py imports it in DF21's own venv, without disdf.
 """
 
 from __future__ import annotations

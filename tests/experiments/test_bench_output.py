@@ -12,7 +12,7 @@ SCRIPTS = ROOT / "scripts"
 #: Every script that names results/bench (in its docstring at least) measures into it.
 WRITERS = sorted(
     path
-    for path in SCRIPTS.glob("*.py")
+    for path in SCRIPTS.glob("*/*.py")
     if path.name != "bench_output.py" and "results/bench" in path.read_text()
 )
 
@@ -20,8 +20,7 @@ WRITERS = sorted(
 @pytest.fixture
 def bench_output(monkeypatch, tmp_path):
     """The helper, its two folders moved under tmp_path (a test writes nothing in the checkout)."""
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    import bench_output
+    from scripts import bench_output
 
     assert bench_output.RECORDED == ROOT / "results" / "bench"
     assert bench_output.UNRECORDED == ROOT / "build" / "bench"
@@ -80,7 +79,7 @@ def test_a_script_that_writes_results_bench_resolves_its_file_with_the_helper(pa
     imported = {
         alias.name
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "bench_output"
+        if isinstance(node, ast.ImportFrom) and node.module == "scripts.bench_output"
         for alias in node.names
     }
     assert {"add_record_flag", "bench_output"} <= imported
@@ -93,7 +92,7 @@ def test_a_script_that_writes_results_bench_resolves_its_file_with_the_helper(pa
 def test_the_make_targets_that_produce_committed_evidence_record():
     names = {path.name for path in WRITERS}
     assert len(names) >= 17 and {"bench_df21.py", "soak_resume.py", "solver_tolerance.py"} <= names
-    invocations = re.findall(r"^\t.*?scripts/(\w+\.py)(.*)$", (ROOT / "Makefile").read_text(), flags=re.M)
+    invocations = re.findall(r"^\t.*?scripts/\w+/(\w+\.py)(.*)$", (ROOT / "Makefile").read_text(), flags=re.M)
     recorded = {script for script, arguments in invocations if script in names}
     assert len(recorded) >= 12  # make bench, bench-df21, soak, engine-equivalence
     for script, arguments in invocations:

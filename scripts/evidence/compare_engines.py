@@ -22,21 +22,25 @@ and the time per unit.
 
     python -m experiments.run experiment=engine_equivalence model.engine=sklearn
     python -m experiments.run experiment=engine_equivalence model.engine=fast
-    python scripts/compare_engines.py --record   # -> results/bench/engine_equivalence.csv
+    python scripts/evidence/compare_engines.py --record   # -> results/bench/engine_equivalence.csv
 
 (without ``--record``: build/bench/engine_equivalence.csv; ``--out`` names another file).
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 from experiments.records import RecordStore
 from experiments.stats import tost_paired
+from scripts.bench_output import add_record_flag, bench_output
 
 KEY = ["dataset", "N", "T", "method", "repetition"]
 SPLIT = ["dataset", "N", "repetition"]

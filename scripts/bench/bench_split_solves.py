@@ -1,6 +1,6 @@
 """The weight solves of real protocol splits under two solver settings: time, iterations, agreement.
 
-    python scripts/bench_split_solves.py --record   # -> results/bench/split_solves.csv
+    python scripts/bench/bench_split_solves.py --record   # -> results/bench/split_solves.csv
 
 (without ``--record``: build/bench/split_solves.csv; ``--output`` names another file).
 
@@ -19,21 +19,22 @@ on the support only).
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+import time
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_output import add_record_flag, bench_output
-from bench_split_breakdown import split_job
-
 import disdf.discriminative
 from disdf.weights import solve_weights
+from scripts.bench.bench_split_breakdown import split_job
+from scripts.bench_output import add_record_flag, bench_output
 
 SETTINGS = {
     "newton_adds_trees": {},

@@ -14,11 +14,16 @@ sweep at once on one folder (one must be refused; record lines duplicated and
 table cells counted twice: 0) and a copy of every record line appended to the
 files (table cells counted twice: 0).
 
-Usage: python scripts/soak_resume.py [--kills 50] [--repetitions 25] [--n-jobs 1] [--seed 0]
+Usage: python scripts/tools/soak_resume.py [--kills 50] [--repetitions 25] [--n-jobs 1] [--seed 0]
        [--record | --out <file>]
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
 import dataclasses
@@ -26,10 +31,8 @@ import os
 import platform
 import tempfile
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 from experiments.soak import (
     compare_with,
@@ -38,6 +41,7 @@ from experiments.soak import (
     run_to_completion,
     two_launches_on_one_folder,
 )
+from scripts.bench_output import add_record_flag, bench_output
 
 
 def main() -> None:

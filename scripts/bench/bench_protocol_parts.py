@@ -1,6 +1,6 @@
 """Where the whole protocol's time goes, by part, and what 2 cores would need with a part removed.
 
-    python scripts/bench_protocol_parts.py --record   # -> results/bench/protocol_parts.csv
+    python scripts/bench/bench_protocol_parts.py --record   # -> results/bench/protocol_parts.csv
 
 (without ``--record``: build/bench/protocol_parts.csv; ``--output`` names another file).
 
@@ -16,17 +16,21 @@ the other parts.
 
 from __future__ import annotations
 
-import argparse
-from collections import defaultdict
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+from collections import defaultdict
+
 import pandas as pd
-from bench_output import add_record_flag, bench_output
-from bench_split_breakdown import install_timers, seconds_by_part, split_job
 from threadpoolctl import threadpool_limits
 
 from experiments.composition import compose_config
 from experiments.provenance import measurement_stamp
+from scripts.bench.bench_split_breakdown import install_timers, seconds_by_part, split_job
+from scripts.bench_output import add_record_flag, bench_output
 
 
 def main() -> None:

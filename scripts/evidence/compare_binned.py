@@ -1,6 +1,8 @@
 """Is ``engine="binned"`` the same learner as ``engine="fast"`` on large data? A TOST on MNIST slices.
 
-    python scripts/compare_binned.py --record   # -> results/bench/binned_equivalence.csv (else build/bench/)
+    python scripts/evidence/compare_binned.py --record   # -> results/bench/binned_equivalence.csv
+
+(without ``--record``: build/bench/binned_equivalence.csv).
 
 The binned engine grows the fast engine's trees wherever no feature has more than 256 distinct
 values: on every forest of the paper's protocol (at most 80 training examples: tested) and on
@@ -20,12 +22,16 @@ full-MNIST runs.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import time
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 from disdf.datasets import load_mnist
 from experiments.composition import compose_config, estimator_specs
@@ -33,6 +39,7 @@ from experiments.config import default_data_dir
 from experiments.protocol import Unit
 from experiments.stats import tost_paired
 from experiments.unit import make_estimator
+from scripts.bench_output import add_record_flag, bench_output
 
 MARGIN_PP = 0.5
 ALPHA = 0.05

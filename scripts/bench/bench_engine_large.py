@@ -6,24 +6,28 @@ feature, done once per forest), which is reported too. n in {10,000, 40,000}
 (40,000 = a fold model's training rows on all of MNIST), both forest kinds of
 the cascade. Single-threaded; run on an otherwise idle machine.
 
-Usage: python scripts/bench_engine_large.py [--sizes 10000 40000] [--trees 8 24] [--record]
+Usage: python scripts/bench/bench_engine_large.py [--sizes 10000 40000] [--trees 8 24] [--record]
        -> build/bench/engine_large.csv (results/bench/ with --record; or --out)
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 from disdf.datasets import load_mnist
 from disdf.fast_forest import FastForest, FastForestParams
+from scripts.bench_output import add_record_flag, bench_output
 
 KINDS = {
     "completely_random": (

@@ -1,6 +1,6 @@
 """DF21 (the ``deep-forest`` library) on MNIST: fit time, predict time, peak memory, test accuracy.
 
-The reference point for our own full-MNIST timing (``scripts/mnist_full.py`` ->
+The reference point for our own full-MNIST timing (``scripts/tools/mnist_full.py`` ->
 results/mnist_full.csv): DF21's ``CascadeForestClassifier`` is fitted on the first
 ``--n-train`` training images and scored on the first ``--n-test`` test images, and one row is
 appended to ``--output`` (default build/bench/df21_mnist.csv; results/bench/df21_mnist.csv with
@@ -13,7 +13,7 @@ and runs in a venv of its own, without disdf::
 
     python3 -m venv /work/df21venv
     /work/df21venv/bin/pip install deep-forest-py310 "numpy<2.4"
-    /work/df21venv/bin/python scripts/bench_df21.py --data-dir ../shared/data \\
+    /work/df21venv/bin/python scripts/bench/bench_df21.py --data-dir ../shared/data \\
         --n-train 60000 --n-jobs 2 --n-trees 100
 
 The data directory holds ``mnist/`` with MNIST's four original gzip IDX files (as for
@@ -45,6 +45,11 @@ Columns: ``n_estimators`` is DF21's parameter (``native``: 2, i.e. 4 forests; ``
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import csv
 import gzip
@@ -52,14 +57,13 @@ import importlib.metadata
 import os
 import platform
 import resource
-import sys
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_output import add_record_flag, bench_output
+
+from scripts.bench_output import add_record_flag, bench_output
 
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049

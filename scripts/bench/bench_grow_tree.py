@@ -20,11 +20,16 @@ datasets (both kinds, bootstrap on and off, min_samples_leaf > 1, max_depth
 set, features with negative values, constant and duplicate features, float32
 ties) and compare every returned array for exact equality.
 
-Usage: python scripts/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref 8b02f80]
-       python scripts/bench_grow_tree.py --check [--old-ref 8b02f80]
+Usage: python scripts/bench/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref 8b02f80]
+       python scripts/bench/bench_grow_tree.py --check [--old-ref 8b02f80]
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
 import hashlib
@@ -32,18 +37,16 @@ import importlib.util
 import itertools
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 import disdf.fast_forest.kernels as new_kernels
 from experiments.protocol import load_pool
+from scripts.bench_output import add_record_flag, bench_output
 
 KERNELS_PATH = "disdf/fast_forest/kernels.py"
 # kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)

@@ -1,42 +1,41 @@
 """Wall time of a sample of the protocol, end to end, and whether its records equal the headline's.
 
-    python scripts/bench_protocol.py --label after --record   # -> results/bench/protocol_sample.csv
+    python scripts/bench/bench_protocol.py --label after --record   # -> results/bench/protocol_sample.csv
 
 (without ``--record``: build/bench/protocol_sample.csv; ``--output`` names another file).
 
 Runs ``python -m experiments.run experiment=paper protocol.repetitions=R`` (every cell's first R
 repetitions: R / 100 of `make reproduce`, with its parallelism, ``runtime.n_jobs``) into a fresh
 temporary folder and times the process from start to exit. Then compares its records with the
-committed headline's in results/ key by key, every result field (scripts/compare_records.py,
+committed headline's in results/ key by key, every result field (scripts/tools/compare_records.py,
 timing aside). Appends one row: label, commit, repetitions, units, wall seconds, the full
 protocol's projected wall minutes (wall x 100 / R: the protocol is 100 such samples; compiled
 kernels come from the on-disk cache in both) and how many records were compared and differed.
 
 A "before" row runs an older commit's code from a git worktree of it:
-``git worktree add /tmp/before <commit>`` then ``python scripts/bench_protocol.py --label before
+``git worktree add /tmp/before <commit>`` then ``python scripts/bench/bench_protocol.py --label before
 --checkout /tmp/before``.
 Run it on an otherwise idle machine: the wall time is the measure.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_output import add_record_flag, bench_output
-from compare_records import compare, records_by_key
-
 from experiments.provenance import measurement_stamp
-
-ROOT = Path(__file__).resolve().parents[1]
+from scripts.bench_output import ROOT, add_record_flag, bench_output
+from scripts.tools.compare_records import compare, records_by_key
 
 
 def main() -> None:

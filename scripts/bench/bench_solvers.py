@@ -13,24 +13,28 @@ n in {40, 120} held-out examples and C in {2, 10} classes, of two kinds:
 ``excess`` is (J - J*) / J*, J* being the best objective any solver reached;
 ``speedup_vs_qp`` is the qp time over the solver's time.
 
-Usage: python scripts/bench_solvers.py [--record | --out <file>] [--quick]
+Usage: python scripts/bench/bench_solvers.py [--record | --out <file>] [--quick]
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import platform
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.synthetic import random_pair_statistics
+from scripts.bench_output import add_record_flag, bench_output
 
 LAMBDA, TAU = 1.0, 1.5
 SOLVER_RUNS = [

@@ -1,6 +1,6 @@
 """Per-tree fit time of the fast engine against scikit-learn and against a floor from the operation count.
 
-    python scripts/bench_tree_floor.py --record   # -> results/bench/tree_floor.csv (else build/bench/)
+    python scripts/bench/bench_tree_floor.py --record   # -> results/bench/tree_floor.csv (else build/bench/)
 
 For each dataset, a protocol fold (n = 80 examples: two thirds of N = 120) and, for MNIST, a
 fold of the full-MNIST run (n = 40,000), both forest kinds of a level are grown by the fast
@@ -24,6 +24,11 @@ a node's all-zero features from the OR of the node's nonzero bits and does not r
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import time
 from functools import partial
@@ -31,7 +36,6 @@ from functools import partial
 import numba as nb
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 from disdf.fast_forest import FastForest, kernels
@@ -40,6 +44,7 @@ from disdf.forest_specs import fit_fold_model
 from experiments.config import default_data_dir
 from experiments.protocol import load_pool
 from experiments.provenance import measurement_stamp
+from scripts.bench_output import add_record_flag, bench_output
 
 KINDS = ("random_forest", "completely_random")
 #: (dataset, examples, T): protocol folds, and one full-MNIST fold. A tree's time is the marginal

@@ -1,6 +1,7 @@
 """Where one split's time goes: growing trees, per-tree probabilities, weights, everything else.
 
-    python scripts/bench_split_breakdown.py --label after --record   # -> results/bench/split_breakdown.csv
+    python scripts/bench/bench_split_breakdown.py --label after --record
+    # -> results/bench/split_breakdown.csv
 
 (without ``--record``: build/bench/split_breakdown.csv).
 
@@ -25,12 +26,16 @@ the "after".
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import time
 from collections import defaultdict
 
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 import disdf.discriminative
@@ -41,6 +46,7 @@ from experiments.composition import compose_config, estimator_specs
 from experiments.config import default_data_dir
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import run_split
+from scripts.bench_output import add_record_flag, bench_output
 
 #: (owner, function, category): the outermost calls of each category.
 TIMED = [

@@ -2,7 +2,7 @@
 
 Instances: a random forest (T = 100) trained on 80 examples of breast cancer
 (C = 2) or digits (C = 10) predicting n in {100, 300} other examples, as in
-``scripts/bench_solvers.py``; (lambda, tau) in {(1, 1), (1, 1.5)}. The exact
+``scripts/bench/bench_solvers.py``; (lambda, tau) in {(1, 1), (1, 1.5)}. The exact
 optimum J* comes from ``frank_wolfe_away`` (tol 1e-10; checked against cvxpy in
 the tests). For each batch size B and iteration count K, 5 seeds of
 :func:`disdf.weights.stochastic_frank_wolfe.stochastic_frank_wolfe`; the excess
@@ -12,25 +12,29 @@ Writes ``results/bench/stochastic_fw.csv`` (with ``--record``; else build/bench/
 standard deviation of the excess over the seeds, mean seconds, and the memory of one batch (B x T
 floats) against that of every different-class pair (n_pairs x T floats).
 
-Usage: python scripts/bench_stochastic_fw.py [--record | --out <file>]
+Usage: python scripts/evidence/bench_stochastic_fw.py [--record | --out <file>]
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from scripts.bench_output import add_record_flag, bench_output
 
 N_TREES = 100
 SEEDS = range(5)

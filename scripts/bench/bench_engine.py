@@ -12,12 +12,17 @@
 
 Single-threaded (one core); run it on an otherwise idle machine.
 
-Usage: python scripts/bench_engine.py [--part forests|repetition|both] [--repeats 3]
+Usage: python scripts/bench/bench_engine.py [--part forests|repetition|both] [--repeats 3]
        [--engines sklearn fast] [--variants before after]   (re-measure only these rows)
        [--record]   (into results/bench/, as `make bench`; else build/bench/: scripts/bench_output.py)
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
 import time
@@ -27,7 +32,6 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade
@@ -39,6 +43,7 @@ from disdf.weights import PairStatistics
 from experiments.composition import compose_config, estimator_specs
 from experiments.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.unit import make_estimator, run_split
+from scripts.bench_output import add_record_flag, bench_output
 
 DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
 
