@@ -38,7 +38,7 @@ import itertools
 import statistics
 import subprocess
 import tempfile
-import time
+from functools import partial
 from types import ModuleType
 
 import numpy as np
@@ -46,7 +46,7 @@ import pandas as pd
 
 import disdf.fast_forest.kernels as new_kernels
 from experiments.protocol import load_pool
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, best_of, write_csv
 
 KERNELS_PATH = "disdf/fast_forest/kernels.py"
 # kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)
@@ -103,12 +103,7 @@ def bench(versions: dict[str, ModuleType], rounds: int, inner: int) -> pd.DataFr
         times: dict[str, list[float]] = {name: [] for name in versions}
         for _ in range(rounds):
             for name, module in versions.items():
-                best = np.inf
-                for _ in range(inner):
-                    start = time.perf_counter()
-                    module.grow_forest(*arguments)
-                    best = min(best, time.perf_counter() - start)
-                times[name].append(best)
+                times[name].append(best_of(inner, partial(module.grow_forest, *arguments)))
         for name in versions:
             rows.append(
                 {
@@ -191,8 +186,7 @@ def main() -> None:
         check(versions)
         return
     output = bench_output(args, "grow_tree")
-    frame = bench(versions, args.rounds, args.inner)
-    frame.to_csv(output, index=False, float_format="%.5g")
+    write_csv(output, bench(versions, args.rounds, args.inner), float_format="%.5g")
 
 
 if __name__ == "__main__":

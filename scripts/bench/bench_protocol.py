@@ -29,12 +29,11 @@ import argparse
 import os
 import subprocess
 import tempfile
-import time
+from functools import partial
 
 import pandas as pd
 
-from experiments.provenance import measurement_stamp
-from scripts.bench_output import ROOT, add_record_flag, bench_output
+from scripts.bench_output import ROOT, add_record_flag, bench_output, measurement_stamp, timed, write_csv
 from scripts.tools.compare_records import compare, records_by_key
 
 
@@ -62,10 +61,9 @@ def main() -> None:
             f"runtime.output_dir={folder}",
             "runtime.progress=false",
         ]
-        start = time.perf_counter()
         environment = {**os.environ, "PYTHONPATH": str(args.checkout.resolve())}
-        subprocess.run(command, cwd=args.checkout, env=environment, check=True, stdout=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
+        quiet = {"cwd": args.checkout, "env": environment, "check": True, "stdout": subprocess.DEVNULL}
+        _, wall = timed(partial(subprocess.run, command, **quiet))
         sample = records_by_key(Path(folder))
     shared, differing, _, _ = compare(sample, records_by_key(args.headline))
     row = {
@@ -78,13 +76,10 @@ def main() -> None:
         "records_compared": shared,
         "records_differing": sum(1 for _ in differing.elements()) if differing else 0,
         "fields_differing": " ".join(sorted(differing)) or "none",
-        **measurement_stamp(args.checkout),
     }
-    frame = pd.DataFrame([row])
-    if output.exists():
-        frame = pd.concat([pd.read_csv(output), frame], ignore_index=True)
-    frame.to_csv(output, index=False)
-    print(frame.to_string(index=False))
+    # Stamped with the measured checkout's commit, not this script's.
+    write_csv(output, [row], append=True, stamp=measurement_stamp(args.checkout))
+    print(pd.read_csv(output).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -28,9 +28,8 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from experiments.composition import compose_config
-from experiments.provenance import measurement_stamp
 from scripts.bench.bench_split_breakdown import install_timers, seconds_by_part, split_job
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 
 def main() -> None:
@@ -46,7 +45,6 @@ def main() -> None:
     protocol = cfg.protocol
     clock: dict[str, float] = defaultdict(float)
     install_timers(clock)
-    context = measurement_stamp()
     rows = []
     with threadpool_limits(1):
         split_job(cfg.datasets[0], min(protocol.Ns), 0)()  # compile before any clock starts
@@ -55,11 +53,10 @@ def main() -> None:
                 jobs = [split_job(dataset, N, repetition) for repetition in range(args.splits)]
                 row = {"dataset": dataset, "N": N, "splits": args.splits, **seconds_by_part(jobs, clock)}
                 row["protocol_repetitions"] = protocol.repetitions
-                rows.append({**row, **context})
+                rows.append(row)
                 print(row, flush=True)
-    frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False, float_format="%.4f")
-    print(frame.drop(columns="libraries").to_string(index=False))
+    write_csv(output, rows, float_format="%.4f")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from sklearn.ensemble import RandomForestClassifier
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.synthetic import random_pair_statistics
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 LAMBDA, TAU = 1.0, 1.5
 SOLVER_RUNS = [
@@ -112,7 +112,7 @@ def main() -> None:
                     rows.extend(block)
     frame = pd.DataFrame(rows)
     frame["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
-    frame.to_csv(output, index=False)
+    write_csv(output, frame)
     away = frame[frame.solver.str.startswith("frank_wolfe_away")]
     print(f"\nwrote {output}")
     columns = ["instance", "T", "n", "C", "solver", "seconds", "n_iter", "excess", "speedup_vs_qp"]

@@ -25,7 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
-import time
 
 import numpy as np
 import pandas as pd
@@ -34,7 +33,7 @@ from threadpoolctl import threadpool_limits
 import disdf.discriminative
 from disdf.weights import solve_weights
 from scripts.bench.bench_split_breakdown import split_job
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 SETTINGS = {
     "newton_adds_trees": {},
@@ -60,12 +59,13 @@ def recorded_problems(dataset: str, N: int, repetition: int) -> list[tuple]:
 
 
 def solve_all(problems: list[tuple], setting: dict) -> tuple[float, int, list]:
-    start = time.perf_counter()
-    solutions = [
-        solve_weights(problem, "frank_wolfe_away", w0=w0, **{**options, **setting})
-        for problem, w0, options in problems
-    ]
-    return time.perf_counter() - start, sum(s.n_iter for s in solutions), solutions
+    solutions, seconds = timed(
+        lambda: [
+            solve_weights(problem, "frank_wolfe_away", w0=w0, **{**options, **setting})
+            for problem, w0, options in problems
+        ]
+    )
+    return seconds, sum(s.n_iter for s in solutions), solutions
 
 
 def main() -> None:
@@ -110,9 +110,8 @@ def main() -> None:
                     }
                 )
                 print(rows[-1], flush=True)
-    frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False, float_format="%.6g")
-    print(frame.to_string(index=False))
+    write_csv(output, rows, float_format="%.6g")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

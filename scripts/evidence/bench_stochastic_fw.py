@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 
 import argparse
 import platform
-import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ from sklearn.ensemble import RandomForestClassifier
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 N_TREES = 100
 SEEDS = range(5)
@@ -66,13 +66,13 @@ def main() -> None:
                     for max_iter in (100, 500, 2000):
                         excess, seconds = [], []
                         for seed in SEEDS:
-                            start = time.perf_counter()
-                            run = stochastic_frank_wolfe(
-                                SampledWeightProblem(probabilities, y, lambda_, tau, random_state=seed),
-                                batch_size=batch_size,
-                                max_iter=max_iter,
+                            sampled = SampledWeightProblem(probabilities, y, lambda_, tau, random_state=seed)
+                            run, elapsed = timed(
+                                partial(
+                                    stochastic_frank_wolfe, sampled, batch_size=batch_size, max_iter=max_iter
+                                )
                             )
-                            seconds.append(time.perf_counter() - start)
+                            seconds.append(elapsed)
                             excess.append((problem.objective(run.w) - exact.objective) / exact.objective)
                         rows.append(
                             {
@@ -100,8 +100,7 @@ def main() -> None:
                             f"{np.mean(seconds):.3f} s",
                             flush=True,
                         )
-    frame = pd.DataFrame(rows).assign(machine=f"{platform.node()} {platform.machine()}")
-    frame.to_csv(output, index=False)
+    write_csv(output, pd.DataFrame(rows).assign(machine=f"{platform.node()} {platform.machine()}"))
     print(f"wrote {output}")
 
 

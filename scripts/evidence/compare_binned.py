@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
-import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,7 @@ from experiments.config import default_data_dir
 from experiments.protocol import Unit
 from experiments.stats import tost_paired
 from experiments.unit import make_estimator
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 MARGIN_PP = 0.5
 ALPHA = 0.05
@@ -51,9 +51,7 @@ def fit_score(method: str, engine: str, X, y, X_test, y_test, seed: int) -> tupl
     estimator = make_estimator(Unit("mnist_slice", len(y), 100, method, seed), specs, seed).set_params(
         n_jobs=2
     )
-    start = time.perf_counter()
-    estimator.fit(X, y)
-    seconds = time.perf_counter() - start
+    _, seconds = timed(partial(estimator.fit, X, y))
     return float(np.mean(estimator.predict(X_test) == y_test)), seconds, estimator.n_levels_
 
 
@@ -92,7 +90,7 @@ def main() -> None:
     summary |= {key: tost[key] for key in ("mean", "ci_low", "ci_high", "p_tost", "equivalent")}
     summary["margin_pp"] = MARGIN_PP
     frame = pd.concat([frame, pd.DataFrame([summary])], ignore_index=True)
-    frame.to_csv(output, index=False, float_format="%.6g")
+    write_csv(output, frame, float_format="%.6g")
     print(frame.to_string(index=False))
 
 

@@ -40,7 +40,7 @@ import pandas as pd
 
 from experiments.records import RecordStore
 from experiments.stats import tost_paired
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 KEY = ["dataset", "N", "T", "method", "repetition"]
 SPLIT = ["dataset", "N", "repetition"]
@@ -132,7 +132,7 @@ def main() -> None:
     args = parser.parse_args()
     output = bench_output(args, "engine_equivalence", args.out)
     table = equivalence_table(pair_runs(load(args.runs / "sklearn"), load(args.runs / "fast")))
-    table.to_csv(output, index=False, float_format="%.4g")
+    write_csv(output, table, float_format="%.4g")
     with pd.option_context("display.width", 220, "display.max_columns", 20):
         print(table.round(4).to_string(index=False))
     print(f"\n{verdict(table)}\nwrote {output}")

@@ -29,7 +29,7 @@ from disdf.baselines import PlainForestClassifier
 from experiments.config import default_data_dir
 from experiments.protocol import draw_split, load_pool, split_seed, test_size
 from experiments.stats import mean_ci, tost_paired
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 #: Equivalence margin of the pooled TOST, in percentage points (declared before the run).
 MARGIN_PP = 1.0
@@ -83,9 +83,8 @@ def main() -> None:
             "equivalent": tost["equivalent"],
         }
     )
-    frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False, float_format="%.4f")
-    print(frame.to_string(index=False))
+    write_csv(output, rows, float_format="%.4f")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

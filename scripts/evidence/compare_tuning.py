@@ -27,7 +27,7 @@ from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 from disdf import CascadeForestClassifier, DisDFClassifier
 from experiments.protocol import Pool, draw_split, split_seed, test_size
 from experiments.stats import paired_wilcoxon
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 VARIANTS = {
@@ -73,7 +73,7 @@ def main() -> None:
     ]
     rows = [row for block in Parallel(n_jobs=args.n_jobs)(jobs) for row in block]
     frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False)
+    write_csv(output, frame)
     wide = frame.pivot_table(index=["dataset", "N", "repetition"], columns="variant", values="accuracy")
     summary = wide.groupby(["dataset", "N"]).mean()
     for variant in ("disdf_fixed", "disdf_tuned"):

@@ -32,7 +32,7 @@ from disdf import DisDFClassifier
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.protocol import Pool, draw_split, split_seed, test_size
 from experiments.stats import paired_wilcoxon
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 TOLERANCES = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -89,7 +89,7 @@ def main() -> None:
         for r in range(args.repetitions)
     ]
     frame = pd.DataFrame([row for block in Parallel(n_jobs=args.n_jobs)(jobs) for row in block])
-    frame.to_csv(output, index=False)
+    write_csv(output, frame)
 
     key = ["dataset", "N", "T", "repetition"]
     reference = frame[frame["tol"] == REFERENCE].set_index(key)

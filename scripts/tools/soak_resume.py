@@ -32,8 +32,6 @@ import platform
 import tempfile
 from datetime import datetime, timezone
 
-import pandas as pd
-
 from experiments.soak import (
     compare_with,
     duplicated_lines_counted,
@@ -41,7 +39,7 @@ from experiments.soak import (
     run_to_completion,
     two_launches_on_one_folder,
 )
-from scripts.bench_output import add_record_flag, bench_output
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 
 def main() -> None:
@@ -107,9 +105,9 @@ def main() -> None:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}",
     }
-    # Rows of earlier versions lack the newer columns: read, append, rewrite (they stay empty there).
-    earlier = pd.read_csv(output) if output.exists() else pd.DataFrame()
-    pd.concat([earlier, pd.DataFrame([row])], ignore_index=True).to_csv(output, index=False)
+    # Rows of earlier versions lack the newer columns (the stamp's commit and libraries among them):
+    # they stay empty there. The row's own date (to the second) wins over the stamp's day.
+    write_csv(output, [row], append=True)
     print(f"appended to {output}")
     ok = report.lost == report.duplicated == 0 and report.records_identical and report.tables_identical
     ok = ok and shared.refused == 1 and shared.lines_duplicated == shared.counted_twice == copies_counted == 0

@@ -2,6 +2,7 @@
 --record), the stamp of every new row, the CSV write (append or rewrite) and the timing."""
 
 import argparse
+import ast
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -15,6 +16,9 @@ from scripts import bench_output
 from scripts.bench_output import STAMP_COLUMNS, best_of, measurement_stamp, timed, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "scripts"
+#: Every script of a role folder that names results/bench (in its docstring at least) measures into it.
+WRITERS = sorted(path for path in SCRIPTS.glob("*/*.py") if "results/bench" in path.read_text())
 STAMP = {"date": "2026-01-02", "commit": "abc1234", "libraries": "numpy 2.0"}
 
 
@@ -144,3 +148,59 @@ def test_timed_returns_the_value_and_best_of_the_least_time(monkeypatch):
     monkeypatch.setattr(bench_output.time, "perf_counter", lambda: next(clock))
     calls = []
     assert best_of(3, lambda: calls.append(1)) == 0.0 and len(calls) == 3
+
+
+# --- the scripts use it ---------------------------------------------------------------------------
+
+
+def strings_outside_docstrings(tree: ast.Module) -> list[str]:
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def called_names(tree: ast.Module) -> set[str]:
+    calls = (node for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return {call.func.id for call in calls if isinstance(call.func, ast.Name)}
+
+
+def attribute_calls(tree: ast.Module) -> set[str]:
+    calls = (node for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return {call.func.attr for call in calls if isinstance(call.func, ast.Attribute)}
+
+
+def test_every_benchmark_and_evidence_script_writes_a_csv():
+    names = {path.relative_to(SCRIPTS).as_posix() for path in WRITERS}
+    roles = {path.relative_to(SCRIPTS).as_posix() for folder in ("bench", "evidence") for path in
+             (SCRIPTS / folder).glob("*.py") if path.name != "__init__.py"}  # fmt: skip
+    assert len(roles) >= 16 and roles <= names and names - roles == {"tools/soak_resume.py"}
+
+
+@pytest.mark.parametrize("path", WRITERS, ids=[path.name for path in WRITERS])
+def test_a_script_writes_its_csv_stamped_through_the_helper_only(path):
+    tree = ast.parse(path.read_text())
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "scripts.bench_output"
+        for alias in node.names
+    }
+    assert {"add_record_flag", "bench_output", "write_csv"} <= imported
+    assert {"add_record_flag", "bench_output", "write_csv"} <= called_names(tree)
+    # Neither pandas' nor csv's own writer, nor a stamp of its own making: the helper's.
+    assert not {"to_csv", "writer", "DictWriter"} & attribute_calls(tree)
+    assert not any(isinstance(node, ast.ImportFrom) and node.module == "experiments.provenance"
+                   for node in ast.walk(tree))  # fmt: skip
+    # No path of its own into results/bench: neither "results/bench/..." nor ROOT / "results" / "bench".
+    hard_coded = [s for s in strings_outside_docstrings(tree) if "results/bench" in s or s == "bench"]
+    assert hard_coded == []
