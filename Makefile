@@ -37,12 +37,17 @@ format: install
 	$(BIN)/ruff check --fix disdf experiments tests scripts
 
 # The benchmarks' committed evidence: --record writes results/bench/ (without it a script writes build/bench/).
+# Before/after: the tree kernel of OLD_REF against this checkout's; the solver's defaults against
+# FW_AGAINST ("[NAME] OPTION=VALUE ...", e.g. "support_newton newton_every=20 newton_adds_trees=false"),
+# whose benchmark runs only when it is set. Index of the scripts: scripts/README.md.
+OLD_REF ?= HEAD~1
+FW_AGAINST ?=
 bench: install
 	$(BIN)/python scripts/bench/bench_solvers.py --record
-	$(BIN)/python scripts/bench/bench_split_solves.py --record
+	$(if $(FW_AGAINST),$(BIN)/python scripts/bench/bench_split_solves.py --against $(FW_AGAINST) --record)
 	$(BIN)/python scripts/bench/bench_engine.py --record
 	$(BIN)/python scripts/evidence/solver_tolerance.py --record
-	$(BIN)/python scripts/bench/bench_grow_tree.py --record
+	$(BIN)/python scripts/bench/bench_grow_tree.py --old-ref $(OLD_REF) --record
 	$(BIN)/python scripts/bench/bench_split_breakdown.py --label after --record
 	$(BIN)/python scripts/bench/bench_protocol_parts.py --record
 	$(BIN)/python scripts/bench/bench_tree_floor.py --record
