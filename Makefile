@@ -9,7 +9,10 @@ PYTEST_WORKERS ?= 2
 
 .PHONY: install test lint format bench bench-df21 soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
 
+# `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
+# make, not only at the venv's creation, so that the driver follows the script when it moves.
 install: $(VENV)/.installed
+	-@git config diff.records.textconv "$(BIN)/python scripts/tools/records_textconv.py"
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +20,6 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	# The experiment code is not part of the package: the checkout goes on this venv's path instead.
 	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'disdf-checkout.pth').write_text('$(CURDIR)\n')"
-	# `git diff results/` compares raw records without their timing fields (.gitattributes).
-	-git config diff.records.textconv "$(BIN)/python scripts/records_textconv.py"
 	touch $@
 
 # CI's tier: every module, without the slow tier (end-to-end runs, kills, clusters, estimator checks).
@@ -38,16 +39,21 @@ format: install
 	$(BIN)/ruff check --fix disdf experiments tests scripts
 
 # The benchmarks' committed evidence: --record writes results/bench/ (without it a script writes build/bench/).
+# Before/after: the tree kernel of OLD_REF against this checkout's; the solver's defaults against
+# FW_AGAINST ("[NAME] OPTION=VALUE ...", e.g. "support_newton newton_every=20 newton_adds_trees=false"),
+# whose benchmark runs only when it is set. Index of the scripts: scripts/README.md.
+OLD_REF ?= HEAD~1
+FW_AGAINST ?=
 bench: install
-	$(BIN)/python scripts/bench_solvers.py --record
-	$(BIN)/python scripts/bench_split_solves.py --record
-	$(BIN)/python scripts/bench_engine.py --record
-	$(BIN)/python scripts/solver_tolerance.py --record
-	$(BIN)/python scripts/bench_grow_tree.py --record
-	$(BIN)/python scripts/bench_split_breakdown.py --label after --record
-	$(BIN)/python scripts/bench_protocol_parts.py --record
-	$(BIN)/python scripts/bench_tree_floor.py --record
-	$(BIN)/python scripts/bench_protocol.py --label after --record
+	$(BIN)/python scripts/bench/bench_solvers.py --record
+	$(if $(FW_AGAINST),$(BIN)/python scripts/bench/bench_split_solves.py --against $(FW_AGAINST) --record)
+	$(BIN)/python scripts/bench/bench_engine.py --record
+	$(BIN)/python scripts/evidence/solver_tolerance.py --record
+	$(BIN)/python scripts/bench/bench_grow_tree.py --old-ref $(OLD_REF) --record
+	$(BIN)/python scripts/bench/bench_split_breakdown.py --label after --record
+	$(BIN)/python scripts/bench/bench_protocol_parts.py --record
+	$(BIN)/python scripts/bench/bench_tree_floor.py --record
+	$(BIN)/python scripts/bench/bench_protocol.py --label after --record
 	$(BIN)/python -m experiments.reporting.report --section speed
 
 # DF21 (deep-forest-py310) on the first DF21_N_TRAIN MNIST images beside ours (both methods, the
@@ -58,21 +64,21 @@ DF21_N_TRAIN ?= 20000
 bench-df21: install
 	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
 	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
-	$(DF21_VENV)/bin/python scripts/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train $(DF21_N_TRAIN) --n-jobs 2 --n-trees 100 --record
-	$(BIN)/python scripts/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
+	$(DF21_VENV)/bin/python scripts/bench/bench_df21.py --data-dir $(DISDF_DATA_DIR) --n-train $(DF21_N_TRAIN) --n-jobs 2 --n-trees 100 --record
+	$(BIN)/python scripts/tools/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
 	cp build/ours_vs_df21/mnist_full.csv results/bench/ours_vs_df21_$(DF21_N_TRAIN).csv
 	$(BIN)/python -m experiments.reporting.report --section speed
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
 soak: install
-	$(BIN)/python scripts/soak_resume.py --kills 50 --repetitions 50 --record
+	$(BIN)/python scripts/tools/soak_resume.py --kills 50 --repetitions 50 --record
 
 # Is engine=fast the same learner as scikit-learn's forests? Same splits under both, then a paired comparison.
 engine-equivalence: install
 	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=sklearn
 	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=fast
-	$(BIN)/python scripts/compare_engines.py --record
+	$(BIN)/python scripts/evidence/compare_engines.py --record
 
 # The headline computed, not re-rendered: the paper's protocol from scratch into $(STAGE), a folder of
 # its own (resumable: run it again after an interruption), then how many of its records equal the
@@ -87,7 +93,7 @@ STAGE ?= build/reproduce/$(ENGINE)
 BUILD_DIAGNOSTICS = --ignore solver_mean_iter --ignore solver_max_relative_gap
 reproduce: install
 	$(BIN)/python -m experiments.run experiment=paper model.engine=$(ENGINE) runtime.output_dir=$(STAGE)
-	-$(BIN)/python scripts/compare_records.py $(HEADLINE_DIR) $(STAGE) $(BUILD_DIAGNOSTICS)
+	-$(BIN)/python scripts/tools/compare_records.py $(HEADLINE_DIR) $(STAGE) $(BUILD_DIAGNOSTICS)
 	rm -rf $(HEADLINE_DIR)/raw
 	mkdir -p $(HEADLINE_DIR)
 	cp -r $(STAGE)/raw $(HEADLINE_DIR)/raw
@@ -101,7 +107,7 @@ reproduce-quick: install
 
 # gcForest and DisDF on all 60,000 MNIST training images (T = 100): results/mnist_full.csv + REPORT.md.
 mnist-full: install
-	$(BIN)/python scripts/mnist_full.py experiment=mnist_full
+	$(BIN)/python scripts/tools/mnist_full.py experiment=mnist_full
 
 RESULTS ?= results
 EXPERIMENT ?= paper
@@ -127,7 +133,7 @@ metric: install
 audit: install
 	$(BIN)/python -m experiments.run -m experiment=audit
 	$(BIN)/python -m experiments.reporting.report --section audit
-	$(BIN)/python scripts/plot_audit.py --results results
+	$(BIN)/python scripts/figures/plot_audit.py --results results
 
 # DisDF with the paper's leaking weight fitting (same_examples) beside gcF, on N in {50, 120} and
 # T in {100, 1000} (about 10 min), then REPORT.md's "Honest DisDF" section against the headline.
@@ -136,10 +142,10 @@ ablation: install
 	$(BIN)/python -m experiments.reporting.report --section weight_fitting
 
 figures: install
-	$(BIN)/python scripts/plot_accuracy_vs_T.py --results $(RESULTS)
-	$(BIN)/python scripts/plot_ours_vs_paper.py --results $(RESULTS)
-	$(BIN)/python scripts/plot_difference_heatmap.py --results $(RESULTS)
-	$(if $(wildcard $(RESULTS)/audit/cells.csv),$(BIN)/python scripts/plot_audit.py --results $(RESULTS))
+	$(BIN)/python scripts/figures/plot_accuracy_vs_t.py --results $(RESULTS)
+	$(BIN)/python scripts/figures/plot_ours_vs_paper.py --results $(RESULTS)
+	$(BIN)/python scripts/figures/plot_difference_heatmap.py --results $(RESULTS)
+	$(if $(wildcard $(RESULTS)/audit/cells.csv),$(BIN)/python scripts/figures/plot_audit.py --results $(RESULTS))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache *.egg-info

@@ -109,7 +109,7 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         (scikit-learn's split rules, 10-100x faster on a few hundred examples)
         or scikit-learn's forests (the reference). They are the same learner
         by an equivalence test in every cell of the paper's protocol
-        (``scripts/compare_engines.py``), but draw different random streams,
+        (``scripts/evidence/compare_engines.py``), but draw different random streams,
         so one seed gives different trees under each. ``"binned"`` is
         ``"fast"`` with features of more than 256 distinct values split
         between at most 255 bins of about equal counts at nodes of at least

@@ -1,27 +1,49 @@
-"""Where a benchmark writes its CSV: into the committed results/bench/ only when asked.
+"""The benchmarks' one helper: where a CSV goes, what every new row is stamped with, how it is
+written, and how long a call takes.
 
-``results/bench/*.csv`` is committed evidence (REPORT.md's "Speed" and the README
-quote it), so a smoke run must not append to it or rewrite it. Every script that
-measures into it adds ``--record`` (:func:`add_record_flag`) and resolves its file
-with :func:`bench_output`:
+``results/bench/*.csv`` is committed evidence (REPORT.md's "Speed" and the README quote it), so a
+smoke run must not append to it or rewrite it. Every script that measures into it adds
+``--record`` (:func:`add_record_flag`) and resolves its file with :func:`bench_output`:
 
 * ``--record`` (the Makefile's evidence targets pass it): ``results/bench/<name>.csv``;
 * without it: ``build/bench/<name>.csv`` (git-ignored);
 * an explicit ``--out``/``--output`` path wins over both: it is explicit.
 
-Standard library only: scripts/bench_df21.py imports it in DF21's own venv, without disdf.
+:func:`write_csv` writes the rows, each stamped with :func:`measurement_stamp` (date, commit,
+library builds). Rows already in the file are kept as written, byte for byte, when only appending;
+when the new rows bring columns the file lacks (a stamp, say), the header widens and the old rows
+stay empty there (pandas reads NaN): an old row is never given a stamp it was not measured with.
+
+Standard library only: scripts/bench/bench_df21.py imports it in DF21's own venv, without disdf;
+the stamp comes from ``experiments.safety.provenance`` wherever that imports.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import importlib.metadata
+import io
+import math
+import numbers
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The committed evidence, written only with --record.
 RECORDED = ROOT / "results" / "bench"
 #: Every other run's CSVs (``build/`` is in .gitignore).
 UNRECORDED = ROOT / "build" / "bench"
+#: The columns :func:`measurement_stamp` adds to every new row.
+STAMP_COLUMNS = ("date", "commit", "libraries")
+#: Libraries named by the stamp where ``experiments.safety.provenance`` cannot be imported (DF21's venv).
+FALLBACK_LIBRARIES = ("numpy", "scipy", "scikit-learn", "joblib", "deep-forest-py310")
+
+Result = TypeVar("Result")
 
 
 def add_record_flag(parser: argparse.ArgumentParser) -> None:
@@ -43,3 +65,146 @@ def bench_output(args: argparse.Namespace, name: str, explicit: Path | None = No
     hint = "" if explicit is not None or args.record else f" (--record writes {RECORDED / name}.csv)"
     print(f"{name}: writing {path}{hint}", flush=True)
     return path
+
+
+# --- timing -----------------------------------------------------------------------------------------
+
+
+def timed(function: Callable[[], Result]) -> tuple[Result, float]:
+    """``function()``'s value and its wall seconds."""
+    start = time.perf_counter()
+    value = function()
+    return value, time.perf_counter() - start
+
+
+def best_of(repeats: int, function: Callable[[], object]) -> float:
+    """The least wall seconds of ``repeats`` calls: the one least disturbed by the rest of the machine."""
+    return min(timed(function)[1] for _ in range(max(1, repeats)))
+
+
+# --- stamping ---------------------------------------------------------------------------------------
+
+
+def measurement_stamp(checkout: Path = ROOT) -> dict[str, str]:
+    """When and on what a row was measured: ``experiments.safety.provenance.measurement_stamp`` (UTC date,
+    the ``checkout``'s commit, the library builds), or where that cannot be imported (DF21's venv
+    has neither hydra nor this package's dependencies) the same columns from the standard library."""
+    try:
+        from experiments.safety.provenance import measurement_stamp as provenance_stamp
+    except ModuleNotFoundError:
+        return _standard_library_stamp(checkout)
+    return provenance_stamp(checkout)
+
+
+def _standard_library_stamp(checkout: Path) -> dict[str, str]:
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    versions = []
+    for name in FALLBACK_LIBRARIES:
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": commit,
+        "libraries": "; ".join(versions),
+    }
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+def write_csv(
+    path: Path,
+    rows: Iterable[Mapping[str, Any]] | Any,
+    *,
+    append: bool = False,
+    replacing: Sequence[str] = (),
+    stamp: Mapping[str, str] | None = None,
+    float_format: str | None = None,
+) -> Path:
+    """Write the new ``rows`` (dicts, or a DataFrame) to the CSV at ``path``, each with ``stamp``
+    (:func:`measurement_stamp` if None; ``{}`` for rows stamped already) in its last columns; a
+    row's own value of a stamp column wins.
+
+    ``append=False`` rewrites the file with these rows only. ``append=True`` keeps the rows already
+    in it, as written, except those equal to some new row in every ``replacing`` column (a
+    re-measured label, say), and adds the new ones after them. Floats are written with
+    ``float_format`` (e.g. ``"%.4g"``), missing values and NaN as empty cells.
+    """
+    path = Path(path)
+    stamp = measurement_stamp() if stamp is None else stamp
+    new = [_stamped(row, stamp, float_format) for row in _records(rows)]
+    header, old, newline = _read_csv(path) if append else ([], [], "\n")
+    kept = [row for row in old if not _replaced(row, new, replacing)]
+    columns = _union(header, [key for row in new for key in row if key not in stamp], stamp)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if header and columns == header and len(kept) == len(old) and path.read_bytes().endswith(b"\n"):
+        with path.open("a", newline="") as handle:  # the file's bytes stay as they are
+            _writer(handle, columns, newline).writerows(new)
+        return path
+    buffer = io.StringIO(newline="")
+    writer = _writer(buffer, columns, newline)
+    writer.writeheader()
+    writer.writerows([*kept, *new])
+    path.write_text(buffer.getvalue(), newline="")
+    return path
+
+
+def _stamped(row: Mapping[str, Any], stamp: Mapping[str, str], float_format: str | None) -> dict[str, str]:
+    """``row``'s cells as written, then the stamp's columns (a value the row has wins)."""
+    cells = {key: value for key, value in row.items() if key not in stamp}
+    cells |= {key: row.get(key, value) for key, value in stamp.items()}
+    return {key: _cell(value, float_format) for key, value in cells.items()}
+
+
+def _replaced(old: Mapping[str, str], new: Sequence[Mapping[str, str]], replacing: Sequence[str]) -> bool:
+    """Whether a new row re-measures the old one: equal in every ``replacing`` column."""
+    key = [old.get(column, "") for column in replacing]
+    return bool(replacing) and any([row.get(column, "") for column in replacing] == key for row in new)
+
+
+def _records(rows: Iterable[Mapping[str, Any]] | Any) -> list[dict[str, Any]]:
+    """Rows as dicts: a DataFrame's records, or the mappings given."""
+    if hasattr(rows, "to_dict"):
+        return rows.to_dict("records")
+    return [dict(row) for row in rows]
+
+
+def _cell(value: Any, float_format: str | None) -> str:
+    """A value as pandas' ``to_csv`` writes it: bools and integers as they are, NaN and None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, (bool, str)):  # before Integral: pandas writes True, not 1
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        if math.isnan(value):
+            return ""
+        return float_format % value if float_format else str(value)
+    return str(value)
+
+
+def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]], str]:
+    """(header, rows as strings, line ending) of the CSV at ``path``; an absent or empty one has none."""
+    if not path.exists() or path.stat().st_size == 0:
+        return [], [], "\n"
+    text = path.read_bytes().decode("utf-8")  # as written: its line ends untranslated
+    newline = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    return list(reader.fieldnames or []), list(reader), newline
+
+
+def _union(*groups: Iterable[str]) -> list[str]:
+    """Column names in order of first appearance."""
+    return list(dict.fromkeys(name for group in groups for name in group))
+
+
+def _writer(handle: Any, columns: list[str], newline: str) -> csv.DictWriter:
+    return csv.DictWriter(handle, fieldnames=columns, restval="", lineterminator=newline)

@@ -1,6 +1,6 @@
 """Random weight problems shaped like real held-out forest predictions.
 
-Used by the solver tests and ``scripts/bench_solvers.py``.
+Used by the solver tests and ``scripts/bench/bench_solvers.py``.
 """
 
 from __future__ import annotations

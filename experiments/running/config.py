@@ -107,7 +107,7 @@ class RuntimeConfig:
 
 @dataclass
 class FullMnistConfig:
-    """scripts/mnist_full.py: both methods on MNIST's training set, scored on its test set."""
+    """scripts/tools/mnist_full.py: both methods on MNIST's training set, scored on its test set."""
 
     #: Training images (the first n of the 60,000); null means all. Small values for tests.
     n_train: Optional[int] = None  # noqa: UP045 - OmegaConf needs typing.Optional

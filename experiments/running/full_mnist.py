@@ -1,6 +1,6 @@
 """gcForest and DisDF on the whole MNIST training set: test accuracy, wall time, peak memory.
 
-Run by ``python scripts/mnist_full.py experiment=mnist_full``. Each method is
+Run by ``python scripts/tools/mnist_full.py experiment=mnist_full``. Each method is
 fitted in a fresh process, so its peak resident memory (``ru_maxrss``) is its
 own: the images, the cascade and every transient array of the fit, nothing of
 the other method. Both use the same seed, so their level-1 trees are the same

@@ -1,6 +1,6 @@
 """Kill a sweep with SIGKILL at random moments, resume it each time, and compare with an uninterrupted run.
 
-Used by ``tests/experiments/test_kill_resume.py`` (a few kills) and ``scripts/soak_resume.py``
+Used by ``tests/experiments/test_kill_resume.py`` (a few kills) and ``scripts/tools/soak_resume.py``
 (many). Each run is ``python -m experiments.run`` in a session of its own, and a
 kill is SIGKILL to that whole session, the runner and its worker processes, as
 a machine or a scheduler kills a job: nothing gets a chance to clean up.

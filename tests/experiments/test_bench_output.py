@@ -1,56 +1,156 @@
-"""A benchmark writes the committed results/bench/ only with --record (scripts/bench_output.py)."""
+"""scripts/bench_output.py, the benchmarks' one helper: where a CSV goes (results/bench/ only with
+--record), the stamp of every new row, the CSV write (append or rewrite) and the timing."""
 
 import argparse
 import ast
-import re
+import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
+
+from experiments.safety.provenance import measurement_stamp as provenance_stamp
+from scripts import bench_output
+from scripts.bench_output import STAMP_COLUMNS, best_of, measurement_stamp, timed, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
-#: Every script that names results/bench (in its docstring at least) measures into it.
-WRITERS = sorted(
-    path
-    for path in SCRIPTS.glob("*.py")
-    if path.name != "bench_output.py" and "results/bench" in path.read_text()
-)
+#: Every script of a role folder that names results/bench (in its docstring at least) measures into it.
+WRITERS = sorted(path for path in SCRIPTS.glob("*/*.py") if "results/bench" in path.read_text())
+STAMP = {"date": "2026-01-02", "commit": "abc1234", "libraries": "numpy 2.0"}
 
 
 @pytest.fixture
-def bench_output(monkeypatch, tmp_path):
-    """The helper, its two folders moved under tmp_path (a test writes nothing in the checkout)."""
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    import bench_output
-
+def folders(monkeypatch, tmp_path):
+    """The helper's two folders moved under tmp_path (a test writes nothing in the checkout)."""
     assert bench_output.RECORDED == ROOT / "results" / "bench"
     assert bench_output.UNRECORDED == ROOT / "build" / "bench"
     assert "build/" in (ROOT / ".gitignore").read_text().splitlines()
     monkeypatch.setattr(bench_output, "RECORDED", tmp_path / "results" / "bench")
     monkeypatch.setattr(bench_output, "UNRECORDED", tmp_path / "build" / "bench")
-    return bench_output
 
 
-def parsed(module, *argv: str) -> argparse.Namespace:
+def parsed(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path)
-    module.add_record_flag(parser)
+    bench_output.add_record_flag(parser)
     return parser.parse_args(argv)
 
 
-def test_a_run_writes_build_bench_unless_recorded_and_an_explicit_path_wins(bench_output, tmp_path, capsys):
-    path = bench_output.bench_output(parsed(bench_output), "tuning")
+def test_a_run_writes_build_bench_unless_recorded_and_an_explicit_path_wins(folders, tmp_path, capsys):
+    path = bench_output.bench_output(parsed(), "tuning")
     assert path == tmp_path / "build" / "bench" / "tuning.csv" and path.parent.is_dir()
     assert f"tuning: writing {path} (--record writes {tmp_path / 'results' / 'bench'}/tuning.csv)" in (
         capsys.readouterr().out
     )
-    recorded = bench_output.bench_output(parsed(bench_output, "--record"), "tuning")
+    recorded = bench_output.bench_output(parsed("--record"), "tuning")
     assert recorded == tmp_path / "results" / "bench" / "tuning.csv"
     assert f"tuning: writing {recorded}\n" == capsys.readouterr().out
     mine = tmp_path / "elsewhere" / "mine.csv"
     for argv in (["--out", str(mine)], ["--out", str(mine), "--record"]):
-        args = parsed(bench_output, *argv)
+        args = parsed(*argv)
         assert bench_output.bench_output(args, "tuning", args.out) == mine and mine.parent.is_dir()
+
+
+# --- the stamp ------------------------------------------------------------------------------------
+
+
+def test_the_stamp_is_the_provenance_one_and_falls_back_without_experiments(monkeypatch):
+    stamp = measurement_stamp()
+    assert tuple(stamp) == STAMP_COLUMNS and stamp.keys() == provenance_stamp().keys()
+    assert stamp["commit"] == provenance_stamp()["commit"] and "numpy" in stamp["libraries"]
+    # DF21's venv: `experiments` does not import (no hydra); the same columns from the standard library.
+    monkeypatch.setitem(sys.modules, "experiments.safety.provenance", None)
+    fallback = measurement_stamp()
+    assert tuple(fallback) == STAMP_COLUMNS
+    assert fallback["date"] == datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    assert fallback["commit"] == stamp["commit"].rstrip("+") and fallback["libraries"].startswith("numpy ")
+
+
+# --- the CSV write --------------------------------------------------------------------------------
+
+
+def test_a_rewrite_stamps_every_row_and_writes_cells_as_pandas_would(tmp_path):
+    frame = pd.DataFrame({"name": ["a", "b,c"], "n": [1, 2], "x": [0.123456, np.nan], "ok": [True, False]})
+    path = tmp_path / "sub" / "bench.csv"
+    path.parent.mkdir()
+    path.write_text("old,columns\n1,2\n")
+    write_csv(path, frame, stamp=STAMP, float_format="%.3g")
+    assert path.read_text() == (
+        "name,n,x,ok,date,commit,libraries\n"
+        "a,1,0.123,True,2026-01-02,abc1234,numpy 2.0\n"
+        '"b,c",2,,False,2026-01-02,abc1234,numpy 2.0\n'
+    )
+    expected = frame.assign(**STAMP).assign(x=[0.123, np.nan])
+    pd.testing.assert_frame_equal(pd.read_csv(path), expected)
+
+
+def test_appending_keeps_the_old_bytes_when_the_columns_are_the_same(tmp_path):
+    path = tmp_path / "sample.csv"
+    old = "label,wall,date,commit,libraries\nbefore,1.50,2025-01-01,0000000,numpy 1\n"
+    path.write_text(old)
+    write_csv(path, [{"label": "after", "wall": 2.0}], append=True, stamp=STAMP)
+    assert path.read_text() == old + "after,2.0,2026-01-02,abc1234,numpy 2.0\n"
+
+
+def test_appending_new_columns_widens_the_header_and_leaves_old_rows_unstamped(tmp_path):
+    """A CSV written before the stamp: its rows keep every value, empty (NaN) in the new columns."""
+    path = tmp_path / "soak.csv"
+    old_rows = ["3,0.25,x86 Linux", '4,1e-06,"a, b"']
+    path.write_text("kills,seconds,machine\r\n" + "\r\n".join(old_rows) + "\r\n")  # csv's own line ends
+    write_csv(path, [{"kills": 5, "seconds": 0.5, "lost": 0}], append=True, stamp=STAMP)
+    lines = path.read_bytes().decode().split("\r\n")
+    assert lines[0] == "kills,seconds,machine,lost,date,commit,libraries"
+    assert lines[1:3] == [row + ",,,," for row in old_rows]
+    assert lines[3:] == ["5,0.5,,0,2026-01-02,abc1234,numpy 2.0", ""]
+    frame = pd.read_csv(path)
+    assert frame["kills"].tolist() == [3, 4, 5] and frame["machine"].tolist()[:2] == ["x86 Linux", "a, b"]
+    assert frame["commit"].isna().tolist() == [True, True, False]
+
+
+def test_appending_replaces_the_rows_it_measures_again(tmp_path):
+    path = tmp_path / "split_breakdown.csv"
+    path.write_text("label,dataset,seconds\nbefore,ecoli,4.1\nafter,ecoli,3.0\nafter,mnist,9.0\n")
+    write_csv(
+        path, [{"label": "after", "dataset": "ecoli", "seconds": 2.5}], append=True, replacing=["label"]
+    )
+    frame = pd.read_csv(path)
+    assert frame[["label", "dataset", "seconds"]].values.tolist() == [
+        ["before", "ecoli", 4.1],
+        ["after", "ecoli", 2.5],
+    ]
+    assert frame["commit"].isna().tolist() == [True, False]  # the new row only, with this checkout's stamp
+    assert frame["commit"].iloc[1] == measurement_stamp()["commit"]
+
+
+def test_a_rows_own_stamp_column_wins_and_stamp_columns_come_last(tmp_path):
+    path = write_csv(tmp_path / "a.csv", [{"date": "2026-01-02T10:00:00", "n": 1}], stamp=STAMP)
+    assert path.read_text().splitlines() == [
+        "n,date,commit,libraries",
+        "1,2026-01-02T10:00:00,abc1234,numpy 2.0",
+    ]
+    # A column only a later row has (a summary row's test statistic) still comes before the stamp.
+    write_csv(path, [{"n": 1}, {"n": 2, "p": 0.5}], stamp=STAMP)
+    assert path.read_text().splitlines()[0] == "n,p,date,commit,libraries"
+    # Rows stamped already (a merge of old and new rows): an empty stamp adds nothing.
+    write_csv(path, [{"n": 2, "commit": "old"}], stamp={})
+    assert path.read_text() == "n,commit\n2,old\n"
+
+
+# --- timing ---------------------------------------------------------------------------------------
+
+
+def test_timed_returns_the_value_and_best_of_the_least_time(monkeypatch):
+    assert timed(lambda: 42)[0] == 42
+    clock = iter([0.0, 0.02, 1.0, 1.0, 2.0, 2.01])  # three calls of 0.02, 0 and 0.01 s
+    monkeypatch.setattr(bench_output.time, "perf_counter", lambda: next(clock))
+    calls = []
+    assert best_of(3, lambda: calls.append(1)) == 0.0 and len(calls) == 3
+
+
+# --- the scripts use it ---------------------------------------------------------------------------
 
 
 def strings_outside_docstrings(tree: ast.Module) -> list[str]:
@@ -74,28 +174,33 @@ def called_names(tree: ast.Module) -> set[str]:
     return {call.func.id for call in calls if isinstance(call.func, ast.Name)}
 
 
+def attribute_calls(tree: ast.Module) -> set[str]:
+    calls = (node for node in ast.walk(tree) if isinstance(node, ast.Call))
+    return {call.func.attr for call in calls if isinstance(call.func, ast.Attribute)}
+
+
+def test_every_benchmark_and_evidence_script_writes_a_csv():
+    names = {path.relative_to(SCRIPTS).as_posix() for path in WRITERS}
+    runnable = [*(SCRIPTS / "bench").glob("*.py"), *(SCRIPTS / "evidence").glob("*.py")]
+    roles = {path.relative_to(SCRIPTS).as_posix() for path in runnable if "__main__" in path.read_text()}
+    assert len(roles) >= 16 and roles <= names and names - roles == {"tools/soak_resume.py"}
+
+
 @pytest.mark.parametrize("path", WRITERS, ids=[path.name for path in WRITERS])
-def test_a_script_that_writes_results_bench_resolves_its_file_with_the_helper(path):
+def test_a_script_writes_its_csv_stamped_through_the_helper_only(path):
     tree = ast.parse(path.read_text())
     imported = {
         alias.name
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module == "bench_output"
+        if isinstance(node, ast.ImportFrom) and node.module == "scripts.bench_output"
         for alias in node.names
     }
-    assert {"add_record_flag", "bench_output"} <= imported
-    assert {"add_record_flag", "bench_output"} <= called_names(tree)
+    assert {"add_record_flag", "bench_output", "write_csv"} <= imported
+    assert {"add_record_flag", "bench_output", "write_csv"} <= called_names(tree)
+    # Neither pandas' nor csv's own writer, nor a stamp of its own making: the helper's.
+    assert not {"to_csv", "writer", "DictWriter"} & attribute_calls(tree)
+    imports = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert "experiments.safety.provenance" not in imports
     # No path of its own into results/bench: neither "results/bench/..." nor ROOT / "results" / "bench".
     hard_coded = [s for s in strings_outside_docstrings(tree) if "results/bench" in s or s == "bench"]
     assert hard_coded == []
-
-
-def test_the_make_targets_that_produce_committed_evidence_record():
-    names = {path.name for path in WRITERS}
-    assert len(names) >= 17 and {"bench_df21.py", "soak_resume.py", "solver_tolerance.py"} <= names
-    invocations = re.findall(r"^\t.*?scripts/(\w+\.py)(.*)$", (ROOT / "Makefile").read_text(), flags=re.M)
-    recorded = {script for script, arguments in invocations if script in names}
-    assert len(recorded) >= 12  # make bench, bench-df21, soak, engine-equivalence
-    for script, arguments in invocations:
-        if script in names:
-            assert "--record" in arguments.split(), script

@@ -188,9 +188,9 @@ def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     for record in records:
         by_split.setdefault((record["dataset"], record["N"], record["repetition"]), []).append(record)
     assert all(len(units) == units[0]["split_units"] == 2 for units in by_split.values())
-    for script in ("plot_accuracy_vs_T", "plot_ours_vs_paper", "plot_difference_heatmap"):
+    for script in ("plot_accuracy_vs_t", "plot_ours_vs_paper", "plot_difference_heatmap"):
         subprocess.run(
-            [sys.executable, str(ROOT / "scripts" / f"{script}.py"), "--results", str(output)],
+            [sys.executable, str(ROOT / "scripts" / "figures" / f"{script}.py"), "--results", str(output)],
             check=True,
             capture_output=True,
         )

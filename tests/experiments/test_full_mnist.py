@@ -1,4 +1,4 @@
-"""scripts/mnist_full.py on a slice of MNIST: the CSV, the REPORT section, the checks (issue #6)."""
+"""scripts/tools/mnist_full.py on a slice of MNIST: the CSV, the REPORT section, the checks (issue #6)."""
 
 import os
 

@@ -218,7 +218,7 @@ def test_figures_refuse_incomplete_tables(tmp_path, data_dir):
     manifest = json.loads((out / "outputs.json").read_text())
     (out / "outputs.json").write_text(json.dumps({**manifest, "complete": False}))
     result = subprocess.run(
-        [sys.executable, "scripts/plot_accuracy_vs_T.py", "--results", str(out)],
+        [sys.executable, "scripts/figures/plot_accuracy_vs_t.py", "--results", str(out)],
         capture_output=True,
         text=True,
     )

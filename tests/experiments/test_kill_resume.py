@@ -113,8 +113,6 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
 ):
     import os
     import stat
-    import sys
-    from pathlib import Path
 
     from disdf.atomic_files import is_leftover, remove_leftovers
     from experiments.reporting.report import write_protocol
@@ -128,8 +126,7 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
     write_protocol(cfg)
     leftover = output / "tables" / ".ecoli.csv.k2j3h4l5.tmp.csv"
     leftover.write_text((output / "tables" / "ecoli.csv").read_text())  # a kill between write and rename
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from plotting import read_cells
+    from scripts.figures.plotting import read_cells
 
     assert is_leftover(leftover) and len(read_cells(output)) == 4  # 1 N x 2 T x 2 methods, not twice
     write_protocol(cfg)

@@ -1,4 +1,4 @@
-"""scripts/plot_audit.py draws the audit's cells.csv: a figure per dataset, a colour per source."""
+"""scripts/figures/plot_audit.py draws the audit's cells.csv: a figure per dataset, a colour per source."""
 
 import sys
 from pathlib import Path
@@ -10,13 +10,11 @@ import pytest
 from matplotlib.colors import to_rgba
 
 matplotlib.use("Agg")
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 @pytest.fixture
 def audit_plot(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    import plot_audit
+    from scripts.figures import plot_audit
 
     return plot_audit
 

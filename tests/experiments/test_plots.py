@@ -37,10 +37,9 @@ def cells(Ts, Ns=(50,)):
 
 @pytest.fixture
 def accuracy_plot(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    import plot_accuracy_vs_T
+    from scripts.figures import plot_accuracy_vs_t
 
-    return plot_accuracy_vs_T
+    return plot_accuracy_vs_t
 
 
 @pytest.mark.parametrize("Ts", [(100,), (100, 400, 700, 1000)])
@@ -67,7 +66,7 @@ def test_records_textconv_drops_only_the_timing_fields(tmp_path):
         '{"torn": \n'
     )
     shown = subprocess.run(
-        [sys.executable, str(SCRIPTS / "records_textconv.py"), str(raw)],
+        [sys.executable, str(SCRIPTS / "tools" / "records_textconv.py"), str(raw)],
         capture_output=True,
         text=True,
         check=True,
@@ -75,12 +74,12 @@ def test_records_textconv_drops_only_the_timing_fields(tmp_path):
     assert shown == ['{"accuracy": 0.8, "seed": 3}', '{"accuracy": 0.7, "seed": 4}', '{"torn": ']
 
 
-def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path, monkeypatch):
+def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path):
     import json
 
-    monkeypatch.syspath_prepend(str(SCRIPTS))
-    import compare_records
     from records_for_tests import a_record
+
+    from scripts.tools import compare_records
 
     base = a_record(split_units=1)
     for folder, changes in (("a", {}), ("b", {"fit_seconds": 9.0}), ("c", {"accuracy": 0.6, "new_field": 0})):

@@ -13,7 +13,7 @@ the (λ, τ) of the grid run with the best mean test accuracy, as the paper chos
 honest value (λ = τ = 1, fixed before any run) and a held-out selection (chosen on half the
 repetitions, scored on the other half) that measures how much of the oracle's gain is selection.
 
-Writes ``results/audit/cells.csv`` (for ``scripts/plot_audit.py``) and REPORT.md's section.
+Writes ``results/audit/cells.csv`` (for ``scripts/figures/plot_audit.py``) and REPORT.md's section.
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ def audit_section(headline, runs, grid, paper_all) -> tuple[list[str], pd.DataFr
         "`make audit` (`experiment=audit`: T = 100, every N, 100 repetitions on the headline's splits; "
         "the λ/τ grid 50). Effects are mechanism − headline in points, paired by split, with 95 % CIs; "
         "'mean gap to paper' is the mean |paper − ours| over the four N at T = 100, before → under the "
-        "mechanism. Figures: `results/figures/audit_<dataset>.png` (`scripts/plot_audit.py`).",
+        "mechanism. Figures: `results/figures/audit_<dataset>.png` (`scripts/figures/plot_audit.py`).",
         "",
         "### Mechanisms",
         "",

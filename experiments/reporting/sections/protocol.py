@@ -130,14 +130,14 @@ def method_section(cells: pd.DataFrame, cfg: DictConfig) -> list[str]:
             if cfg.model.tune
             else f"fixed, λ = {cfg.model.lambda_}, τ = {cfg.model.tau} (tune=False). Per-level out-of-fold "
             "selection (tune=True) was measured against these fixed values on datasets outside the paper "
-            "(`scripts/compare_tuning.py` → `results/bench/tuning.csv`) and was no better, so the fixed "
-            "values are used."
+            "(`scripts/evidence/compare_tuning.py` → `results/bench/tuning.csv`) and was no better, so the "
+            "fixed values are used."
         ),
         f"- Weight solver: `{cfg.solver.name}` with {dict(cfg.solver.options)}.",
         f"- Forests: engine `{cfg.model.engine}` "
         + (
             "(compiled, `disdf/fast_forest/`), equivalent to scikit-learn's forests by a paired TOST, pooled "
-            "(margin ±0.5 pp) and in every cell tested (±1.5 pp): `scripts/compare_engines.py` → "
+            "(margin ±0.5 pp) and in every cell tested (±1.5 pp): `scripts/evidence/compare_engines.py` → "
             "`results/bench/engine_equivalence.csv`."
             if cfg.model.engine == "fast"
             else "(scikit-learn's forests)."

@@ -5,15 +5,15 @@
 Everything comes from files that commands write (none is typed in):
 
 * results/runs.jsonl: wall time of every complete headline run (`make reproduce`/`regenerate`);
-* results/bench/protocol_sample.csv (scripts/bench_protocol.py): a sample of the protocol, end
+* results/bench/protocol_sample.csv (scripts/bench/bench_protocol.py): a sample of the protocol, end
   to end, per code version, and whether its records equal the headline's;
-* results/bench/split_breakdown.csv (scripts/bench_split_breakdown.py): one split's seconds by part;
-* results/bench/split_solves.csv (scripts/bench_split_solves.py): one split's weight solves, old and
+* results/bench/split_breakdown.csv (scripts/bench/bench_split_breakdown.py): one split's seconds by part;
+* results/bench/split_solves.csv (scripts/bench/bench_split_solves.py): one split's weight solves, old and
   new solver;
-* results/bench/tree_floor.csv (scripts/bench_tree_floor.py): per-tree time against scikit-learn
+* results/bench/tree_floor.csv (scripts/bench/bench_tree_floor.py): per-tree time against scikit-learn
   and against the floor of the tree's operation count;
-* results/mnist_full_history.csv (scripts/mnist_full.py): every full-MNIST run, with its commit;
-* results/bench/df21_mnist.csv (scripts/bench_df21.py, in DF21's own venv): DF21 on MNIST.
+* results/mnist_full_history.csv (scripts/tools/mnist_full.py): every full-MNIST run, with its commit;
+* results/bench/df21_mnist.csv (scripts/bench/bench_df21.py, in DF21's own venv): DF21 on MNIST.
 """
 
 from __future__ import annotations
@@ -200,8 +200,8 @@ def binned_sentence(binned: pd.DataFrame) -> str:
     slices = binned[binned["method"].eq("disdf") & ~is_summary]
     verdict = "equivalent." if bool(tost["equivalent"]) else "not shown equivalent."
     return (
-        f"`engine=binned` against `fast` (`python scripts/compare_binned.py`): DisDF on {len(slices)} "
-        f"random slices of {int(tost['n_train']):,} MNIST images, binned − fast test accuracy "
+        f"`engine=binned` against `fast` (`python scripts/evidence/compare_binned.py`): DisDF on "
+        f"{len(slices)} random slices of {int(tost['n_train']):,} MNIST images, binned − fast test accuracy "
         f"{tost['mean']:+.3f} pp, 90 % CI [{tost['ci_low']:+.3f}, {tost['ci_high']:+.3f}], TOST p = "
         f"{tost['p_tost']:.2g} against the declared ±{tost['margin_pp']:g} pp: {verdict}"
     )
@@ -235,7 +235,7 @@ def speed_section(results: Path = RESULTS) -> str:
     sample = _read(bench / "protocol_sample.csv")
     if sample is not None:
         lines += _block(
-            "A sample of the protocol per code version, end to end (`python scripts/bench_protocol.py "
+            "A sample of the protocol per code version, end to end (`python scripts/bench/bench_protocol.py "
             "--label L`: every cell's first R repetitions, as `make reproduce` runs them; projected = "
             "wall × 100 / R), and its records against the headline's, every result field. Compare rows "
             "of one date only, before and after alternating: this machine's speed changes from day to "
@@ -246,7 +246,7 @@ def speed_section(results: Path = RESULTS) -> str:
     parts = _read(bench / "protocol_parts.csv")
     if parts is not None:
         lines += _block(
-            "Where the whole protocol's time goes (`python scripts/bench_protocol_parts.py`: every "
+            "Where the whole protocol's time goes (`python scripts/bench/bench_protocol_parts.py`: every "
             f"cell's split job on {parts['splits'].iloc[0]} headline splits, one core and one BLAS "
             f"thread, commit {parts['commit'].iloc[0]}, {parts['date'].iloc[0]}; core-minutes = "
             "seconds per split × repetitions, summed over the 16 cells). The last column is the wall "
@@ -257,7 +257,7 @@ def speed_section(results: Path = RESULTS) -> str:
     if breakdown is not None and "label" in breakdown:
         lines += _block(
             "Seconds of one split at N = 120 (every T, both methods, level 1 shared), by part, one "
-            "core and one BLAS thread (`python scripts/bench_split_breakdown.py --label L`):",
+            "core and one BLAS thread (`python scripts/bench/bench_split_breakdown.py --label L`):",
             split_table(breakdown),
             heading="One split",
         )
@@ -274,7 +274,7 @@ def speed_section(results: Path = RESULTS) -> str:
     floor = _read(bench / "tree_floor.csv")
     if floor is not None:
         lines += _block(
-            "Fit time per tree, one core (`python scripts/bench_tree_floor.py`). The floor is the "
+            "Fit time per tree, one core (`python scripts/bench/bench_tree_floor.py`). The floor is the "
             "tree's element visits (every candidate feature's value of every example of every internal "
             "node, read once, plus the partition) times the time of one such visit in a compiled loop "
             "that does nothing else; the fast engine's distance to it is what sorting, threshold "
@@ -289,15 +289,15 @@ def speed_section(results: Path = RESULTS) -> str:
     kernel = _read(bench / "grow_tree.csv")
     if kernel is not None:
         lines += _block(
-            "The tree kernel, old against new in one run, alternating (`python scripts/bench_grow_tree.py "
-            "--old-ref REV`; median seconds of `grow_forest` on MNIST images; `--check` compares every "
+            "The tree kernel, old against new in one run, alternating "
+            "(`python scripts/bench/bench_grow_tree.py --old-ref REV`; median seconds of `grow_forest` on MNIST images; `--check` compares every "
             "array of 242 forests):",
             kernel_table(kernel),
         )
     history = _read(results / "mnist_full_history.csv")
     if history is not None:
         lines += _block(
-            "Every run of `python scripts/mnist_full.py experiment=mnist_full` (60,000 training "
+            "Every run of `python scripts/tools/mnist_full.py experiment=mnist_full` (60,000 training "
             "images, T = 100, 2 cores; results/mnist_full_history.csv):",
             mnist_table(history),
             heading="Full MNIST",

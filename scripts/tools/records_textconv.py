@@ -4,13 +4,17 @@ Set up by ``make install`` as the textconv of the ``records`` diff driver
 (.gitattributes), so that after ``make regenerate`` ``git diff results/`` shows
 only records whose results changed, not the seconds every rerun changes.
 
-    python scripts/records_textconv.py results/raw/ecoli.jsonl
+    python scripts/tools/records_textconv.py results/raw/ecoli.jsonl
 """
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import json
 
 from experiments.running.unit import TIMING_FIELDS
 

@@ -1,6 +1,6 @@
 """Per-tree fit time of the fast engine against scikit-learn and against a floor from the operation count.
 
-    python scripts/bench_tree_floor.py --record   # -> results/bench/tree_floor.csv (else build/bench/)
+    python scripts/bench/bench_tree_floor.py --record   # -> results/bench/tree_floor.csv (else build/bench/)
 
 For each dataset, a protocol fold (n = 80 examples: two thirds of N = 120) and, for MNIST, a
 fold of the full-MNIST run (n = 40,000), both forest kinds of a level are grown by the fast
@@ -24,6 +24,11 @@ a node's all-zero features from the OR of the node's nonzero bits and does not r
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import time
 from functools import partial
@@ -31,7 +36,6 @@ from functools import partial
 import numba as nb
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 from disdf.fast_forest import FastForest, kernels
@@ -39,7 +43,7 @@ from disdf.fast_forest.forest import n_candidate_features
 from disdf.forest_specs import fit_fold_model
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import load_pool
-from experiments.safety.provenance import measurement_stamp
+from scripts.bench_output import add_record_flag, bench_output, best_of, write_csv
 
 KINDS = ("random_forest", "completely_random")
 #: (dataset, examples, T): protocol folds, and one full-MNIST fold. A tree's time is the marginal
@@ -106,15 +110,6 @@ def visits_per_tree(forest: FastForest, X: np.ndarray, kind: str) -> float:
     return float(np.mean(node_examples) * (reads + 1))
 
 
-def seconds(function, repeats: int) -> float:
-    best = np.inf
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -149,7 +144,7 @@ def main() -> None:
                     model = fit()  # compiles the fast kernels once
                     more = partial(fit, n_trees=3 * n_trees)
                     # Marginal time of a tree: a forest's fixed cost (presorting) is not a tree's.
-                    marginal = (seconds(more, args.repeats) - seconds(fit, args.repeats)) / (2 * n_trees)
+                    marginal = (best_of(args.repeats, more) - best_of(args.repeats, fit)) / (2 * n_trees)
                     row[f"{engine}_us_per_tree"] = 1e6 * marginal
                     if engine == "fast":
                         row["visits_per_tree"] = visits_per_tree(model, X, kind)
@@ -159,9 +154,8 @@ def main() -> None:
                 row["sklearn_over_fast"] = row["sklearn_us_per_tree"] / row["fast_us_per_tree"]
                 rows.append(row)
                 print(row, flush=True)
-    frame = pd.DataFrame(rows).assign(**measurement_stamp())
-    frame.to_csv(output, index=False, float_format="%.4g")
-    print(frame.to_string(index=False))
+    write_csv(output, rows, float_format="%.4g")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

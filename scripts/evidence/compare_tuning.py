@@ -8,22 +8,26 @@ shape as the paper: N training and round(2N/3) test examples, T = 100.
 Writes results/bench/tuning.csv with ``--record``, else build/bench/tuning.csv (one row per
 dataset, N, repetition, variant) and prints mean accuracies with a paired Wilcoxon test against gcForest.
 
-Usage: python scripts/compare_tuning.py [--repetitions 10] [--n-jobs -1] [--record | --out <file>]
+Usage: python scripts/evidence/compare_tuning.py [--repetitions 10] [--n-jobs -1] [--record | --out <file>]
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from experiments.reporting.statistics import paired_wilcoxon
 from experiments.running.protocol import Pool, draw_split, split_seed, test_size
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 VARIANTS = {
@@ -69,7 +73,7 @@ def main() -> None:
     ]
     rows = [row for block in Parallel(n_jobs=args.n_jobs)(jobs) for row in block]
     frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False)
+    write_csv(output, frame)
     wide = frame.pivot_table(index=["dataset", "N", "repetition"], columns="variant", values="accuracy")
     summary = wide.groupby(["dataset", "N"]).mean()
     for variant in ("disdf_fixed", "disdf_tuned"):

@@ -5,8 +5,14 @@ Writes results/figures/ours_vs_paper.png.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import matplotlib.pyplot as plt
-from plotting import METHOD_STYLE, parse_results_dir, read_cells, run_plot, save
+
+from scripts.figures.plotting import METHOD_STYLE, parse_results_dir, read_cells, run_plot, save
 
 MARKERS = {"parkinsons": "o", "ecoli": "s", "ionosphere": "^", "mnist": "D"}
 

@@ -1,6 +1,8 @@
 """Is ``engine="binned"`` the same learner as ``engine="fast"`` on large data? A TOST on MNIST slices.
 
-    python scripts/compare_binned.py --record   # -> results/bench/binned_equivalence.csv (else build/bench/)
+    python scripts/evidence/compare_binned.py --record   # -> results/bench/binned_equivalence.csv
+
+(without ``--record``: build/bench/binned_equivalence.csv).
 
 The binned engine grows the fast engine's trees wherever no feature has more than 256 distinct
 values: on every forest of the paper's protocol (at most 80 training examples: tested) and on
@@ -20,12 +22,16 @@ full-MNIST runs.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
-import time
+from functools import partial
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 from disdf.datasets import load_mnist
 from experiments.reporting.statistics import tost_paired
@@ -33,6 +39,7 @@ from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import Unit
 from experiments.running.unit import make_estimator
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 MARGIN_PP = 0.5
 ALPHA = 0.05
@@ -44,9 +51,7 @@ def fit_score(method: str, engine: str, X, y, X_test, y_test, seed: int) -> tupl
     estimator = make_estimator(Unit("mnist_slice", len(y), 100, method, seed), specs, seed).set_params(
         n_jobs=2
     )
-    start = time.perf_counter()
-    estimator.fit(X, y)
-    seconds = time.perf_counter() - start
+    _, seconds = timed(partial(estimator.fit, X, y))
     return float(np.mean(estimator.predict(X_test) == y_test)), seconds, estimator.n_levels_
 
 
@@ -85,7 +90,7 @@ def main() -> None:
     summary |= {key: tost[key] for key in ("mean", "ci_low", "ci_high", "p_tost", "equivalent")}
     summary["margin_pp"] = MARGIN_PP
     frame = pd.concat([frame, pd.DataFrame([summary])], ignore_index=True)
-    frame.to_csv(output, index=False, float_format="%.6g")
+    write_csv(output, frame, float_format="%.6g")
     print(frame.to_string(index=False))
 
 

@@ -1,10 +1,9 @@
 """The tree-growing kernel, old against new: same trees, and how long growing takes.
 
-"old" is ``disdf/fast_forest/kernels.py`` as a git revision has it (``--old-ref``,
-default 8b02f80, the last kernel before ``_grow_tree`` was split into steps), written
-to a temporary folder and imported from there; "new"
-is the kernels module this checkout imports. Both are compiled (and cached)
-before any clock starts.
+"old" is ``disdf/fast_forest/kernels.py`` as a git revision has it (``--old-ref REV``, default
+``HEAD~1``: the commit before this checkout's; name the last commit before the kernel change you
+measure), written to a temporary folder and imported from there; "new" is the kernels module
+this checkout imports. Both are compiled (and cached) before any clock starts.
 
 Timing: ``grow_forest`` called directly, for 1,000 trees on 120 MNIST images,
 100 trees on 2,000 and 4 on 40,000 (a full-MNIST fold model's rows; the time
@@ -13,18 +12,23 @@ versions alternate (old, new, old, new, ...) for ``--rounds`` rounds, so a
 background load slows both alike; a round's time is the best of ``--inner``
 calls and a row's time is the median over the rounds
 -> build/bench/grow_tree.csv, results/bench/grow_tree.csv with ``--record`` (kind,
-n_examples, n_trees, version, median_seconds, rounds).
+n_examples, n_trees, version, median_seconds, rounds, old_ref: the old revision's short hash).
 
 ``--check``: instead of timing, grow forests with both versions on random
 datasets (both kinds, bootstrap on and off, min_samples_leaf > 1, max_depth
 set, features with negative values, constant and duplicate features, float32
 ties) and compare every returned array for exact equality.
 
-Usage: python scripts/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref 8b02f80]
-       python scripts/bench_grow_tree.py --check [--old-ref 8b02f80]
+Usage: python scripts/bench/bench_grow_tree.py [--rounds 7] [--inner 3] [--old-ref REV]
+       python scripts/bench/bench_grow_tree.py --check [--old-ref REV]
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
 import hashlib
@@ -32,18 +36,17 @@ import importlib.util
 import itertools
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
-from pathlib import Path
+from functools import partial
 from types import ModuleType
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 import disdf.fast_forest.kernels as new_kernels
+from experiments.running.config import default_data_dir
 from experiments.running.protocol import load_pool
+from scripts.bench_output import ROOT, add_record_flag, bench_output, best_of, write_csv
 
 KERNELS_PATH = "disdf/fast_forest/kernels.py"
 # kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)
@@ -52,11 +55,19 @@ KINDS = {"random_forest": (False, True, 28), "completely_random": (True, False, 
 SIZES = [(120, 1000), (2000, 100), (40_000, 4)]
 
 
+def short_hash(ref: str) -> str:
+    """The commit ``ref`` names in this checkout, as a short hash (a moving name like HEAD~1 is
+    recorded as the commit it was)."""
+    return git("rev-parse", "--short", f"{ref}^{{commit}}").strip()
+
+
+def git(*arguments: str) -> str:
+    return subprocess.run(["git", *arguments], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
 def load_old_kernels(ref: str) -> ModuleType:
     """The kernels module of git revision ``ref``, imported from a temporary copy (its numba cache too)."""
-    source = subprocess.run(
-        ["git", "show", f"{ref}:{KERNELS_PATH}"], check=True, capture_output=True, text=True
-    ).stdout
+    source = git("show", f"{ref}:{KERNELS_PATH}")
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]
     folder = Path(tempfile.gettempdir()) / f"bench_grow_tree_{digest}"
     folder.mkdir(exist_ok=True)
@@ -72,7 +83,7 @@ def load_old_kernels(ref: str) -> ModuleType:
 
 def mnist(n: int) -> tuple[np.ndarray, np.ndarray, int]:
     """The first n MNIST training images (float32, C order) and their class codes."""
-    pool = load_pool("mnist", "/work/shared/data")
+    pool = load_pool("mnist", default_data_dir())
     classes, y = np.unique(pool.y_train[:n], return_inverse=True)
     X = np.ascontiguousarray(pool.X_train[:n], dtype=np.float32)
     return X, y.astype(np.int64), len(classes)
@@ -100,12 +111,7 @@ def bench(versions: dict[str, ModuleType], rounds: int, inner: int) -> pd.DataFr
         times: dict[str, list[float]] = {name: [] for name in versions}
         for _ in range(rounds):
             for name, module in versions.items():
-                best = np.inf
-                for _ in range(inner):
-                    start = time.perf_counter()
-                    module.grow_forest(*arguments)
-                    best = min(best, time.perf_counter() - start)
-                times[name].append(best)
+                times[name].append(best_of(inner, partial(module.grow_forest, *arguments)))
         for name in versions:
             rows.append(
                 {
@@ -177,19 +183,26 @@ def check(versions: dict[str, ModuleType]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--old-ref", default="8b02f80", help="git revision of the old kernels")
+    parser.add_argument(
+        "--old-ref", default="HEAD~1", help="git revision of the old kernels (default: HEAD~1)"
+    )
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--inner", type=int, default=3, help="calls per round and version (best kept)")
     parser.add_argument("--check", action="store_true", help="compare outputs instead of timing")
     add_record_flag(parser)
     args = parser.parse_args()
-    versions = {"old": load_old_kernels(args.old_ref), "new": new_kernels}
+    try:
+        old_ref = short_hash(args.old_ref)
+    except subprocess.CalledProcessError as error:
+        parser.error(f"--old-ref {args.old_ref}: {error.stderr.strip()}")
+    print(f"old kernels: {args.old_ref} = {old_ref}", flush=True)
+    versions = {"old": load_old_kernels(old_ref), "new": new_kernels}
     if args.check:
         check(versions)
         return
     output = bench_output(args, "grow_tree")
-    frame = bench(versions, args.rounds, args.inner)
-    frame.to_csv(output, index=False, float_format="%.5g")
+    frame = bench(versions, args.rounds, args.inner).assign(old_ref=old_ref)
+    write_csv(output, frame, float_format="%.5g")
 
 
 if __name__ == "__main__":

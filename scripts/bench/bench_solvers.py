@@ -13,24 +13,33 @@ n in {40, 120} held-out examples and C in {2, 10} classes, of two kinds:
 ``excess`` is (J - J*) / J*, J* being the best objective any solver reached;
 ``speedup_vs_qp`` is the qp time over the solver's time.
 
-Usage: python scripts/bench_solvers.py [--record | --out <file>] [--quick]
+``--also [NAME] OPTION=VALUE ...`` adds a ``frank_wolfe_away`` setting (tol 1e-6 unless given),
+e.g. the solver before 2026-11-23, which the committed CSV has as
+``frank_wolfe_away_support_newton newton_every=20 newton_adds_trees=false``.
+
+Usage: python scripts/bench/bench_solvers.py [--record | --out <file>] [--quick] [--also ...]
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import platform
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.synthetic import random_pair_statistics
+from scripts.bench.solver_settings import add_setting_argument, parsed_settings
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 LAMBDA, TAU = 1.0, 1.5
 SOLVER_RUNS = [
@@ -38,12 +47,6 @@ SOLVER_RUNS = [
     ("frank_wolfe_100", "frank_wolfe", {"max_iter": 100}),
     ("frank_wolfe_1000", "frank_wolfe", {"max_iter": 1000}),
     ("frank_wolfe_away", "frank_wolfe_away", {"tol": 1e-6}),
-    # Before 2026-11-23: Newton steps every 20 iterations, on the support only.
-    (
-        "frank_wolfe_away_support_newton",
-        "frank_wolfe_away",
-        {"tol": 1e-6, "newton_every": 20, "newton_adds_trees": False},
-    ),
     ("frank_wolfe_away_no_newton", "frank_wolfe_away", {"tol": 1e-6, "newton_every": 0}),
 ]
 
@@ -61,8 +64,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
     parser.add_argument("--quick", action="store_true", help="T=100 only (a smoke run)")
+    add_setting_argument(
+        parser, "--also", "a frank_wolfe_away setting to run besides the fixed ones (repeatable)"
+    )
     add_record_flag(parser)
     args = parser.parse_args()
+    also = parsed_settings(parser, args.also)
+    runs = SOLVER_RUNS + [
+        (name, "frank_wolfe_away", {"tol": 1e-6, **options}) for name, options in also.items()
+    ]
     output = bench_output(args, "solvers", args.out)
 
     rows = []
@@ -76,7 +86,7 @@ def main() -> None:
                         stats = random_pair_statistics(n, n_trees, n_classes, seed=0)
                     problem = WeightProblem(stats, LAMBDA, TAU)
                     block = []
-                    for label, solver, options in SOLVER_RUNS:
+                    for label, solver, options in runs:
                         solution = solve_weights(problem, solver, **options)
                         block.append(
                             {
@@ -108,7 +118,7 @@ def main() -> None:
                     rows.extend(block)
     frame = pd.DataFrame(rows)
     frame["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
-    frame.to_csv(output, index=False)
+    write_csv(output, frame)
     away = frame[frame.solver.str.startswith("frank_wolfe_away")]
     print(f"\nwrote {output}")
     columns = ["instance", "T", "n", "C", "solver", "seconds", "n_iter", "excess", "speedup_vs_qp"]

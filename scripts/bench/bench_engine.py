@@ -12,12 +12,17 @@
 
 Single-threaded (one core); run it on an otherwise idle machine.
 
-Usage: python scripts/bench_engine.py [--part forests|repetition|both] [--repeats 3]
+Usage: python scripts/bench/bench_engine.py [--part forests|repetition|both] [--repeats 3]
        [--engines sklearn fast] [--variants before after]   (re-measure only these rows)
        [--record]   (into results/bench/, as `make bench`; else build/bench/: scripts/bench_output.py)
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
 import time
@@ -27,7 +32,6 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade
@@ -39,6 +43,7 @@ from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.running.unit import make_estimator, run_split
+from scripts.bench_output import add_record_flag, bench_output, best_of, measurement_stamp, timed, write_csv
 
 DATASET_OF_D = {7: "ecoli", 34: "ionosphere", 784: "mnist"}
 
@@ -47,15 +52,6 @@ def method_specs(engine: str) -> dict[str, dict]:
     """The protocol's gcForest and DisDF (configs/method/) with this engine and the solver's defaults."""
     cfg = compose_config(f"model.engine={engine}", "solver.options={}")
     return estimator_specs(cfg, ("gcforest", "disdf"))
-
-
-def best_of(repeats: int, function) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def bench_forests(repeats: int, engines: list[str]) -> pd.DataFrame:
@@ -123,7 +119,7 @@ def with_speedups(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @contextmanager
-def timed(owner, name: str, bucket: str, clock: dict):
+def clock_calls(owner, name: str, bucket: str, clock: dict):
     """Add the time spent in owner.name to clock[bucket] while the block runs."""
     original = getattr(owner, name)
     raw = original.__func__ if isinstance(original, classmethod) else original
@@ -161,17 +157,15 @@ def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
                 )
             clock: dict[str, float] = defaultdict(float)
             with (
-                timed(disdf.cascade, "fit_fold_model", "trees", clock),
-                timed(LeafTable, "probabilities", "probabilities", clock),
-                timed(LeafTable, "weighted_probabilities", "probabilities", clock),
-                timed(FastForest, "probabilities", "probabilities", clock),
-                timed(FastForest, "weighted_probabilities", "probabilities", clock),
-                timed(PairStatistics, "from_tree_probabilities", "weights", clock),
-                timed(disdf.discriminative, "solve_weights", "weights", clock),
+                clock_calls(disdf.cascade, "fit_fold_model", "trees", clock),
+                clock_calls(LeafTable, "probabilities", "probabilities", clock),
+                clock_calls(LeafTable, "weighted_probabilities", "probabilities", clock),
+                clock_calls(FastForest, "probabilities", "probabilities", clock),
+                clock_calls(FastForest, "weighted_probabilities", "probabilities", clock),
+                clock_calls(PairStatistics, "from_tree_probabilities", "weights", clock),
+                clock_calls(disdf.discriminative, "solve_weights", "weights", clock),
             ):
-                start = time.perf_counter()
-                records = run_split(units, split, specs, seed, {}, share=share)
-                total = time.perf_counter() - start
+                records, total = timed(partial(run_split, units, split, specs, seed, {}, share=share))
             rows.append(
                 {
                     "dataset": dataset,
@@ -203,20 +197,18 @@ def main() -> None:
     threadpool_limits(1)  # one core: BLAS threads would fight any other process for the second one
     if args.part in ("forests", "both"):
         path = bench_output(args, "engine")
-        forests = bench_forests(args.repeats, args.engines)
-        if path.exists():  # keep the rows of engines not re-measured now
+        forests = bench_forests(args.repeats, args.engines).assign(**measurement_stamp())
+        if path.exists():  # keep the rows of engines not re-measured now (their stamps too)
             old = pd.read_csv(path)
             forests = pd.concat([old[~old["engine"].isin(args.engines)], forests])
-        forests = with_speedups(forests)
-        forests.to_csv(path, index=False, float_format="%.4g")
+        forests = with_speedups(forests)  # every row's ratios, so the file is rewritten, stamped above
+        write_csv(path, forests, stamp={}, float_format="%.4g")
         print(forests.groupby(["kind", "d"])[["fit_speedup", "proba_speedup"]].median())
     if args.part in ("repetition", "both"):
         path = bench_output(args, "repetition")
         repetition = bench_repetition(args.datasets, args.variants)
-        if path.exists():  # keep the rows of (dataset, variant) pairs not re-measured now
-            kept = pd.read_csv(path).merge(repetition[["dataset", "variant"]], how="left", indicator=True)
-            repetition = pd.concat([kept[kept["_merge"] == "left_only"].drop(columns="_merge"), repetition])
-        repetition.to_csv(path, index=False, float_format="%.4g")
+        # The rows of (dataset, variant) pairs not re-measured now stay.
+        write_csv(path, repetition, append=True, replacing=("dataset", "variant"), float_format="%.4g")
         print(repetition.round(2).to_string(index=False))
 
 

@@ -1,7 +1,7 @@
 """Did a change of code change any result? Compare two runs' raw records key by key, timing aside.
 
-    python scripts/compare_records.py results /tmp/check   # after experiment=paper protocol.repetitions=3
-    python scripts/compare_records.py results build/reproduce/fast --ignore solver_mean_iter
+    python scripts/tools/compare_records.py results /tmp/check  # /tmp/check: experiment=paper, 3 repetitions
+    python scripts/tools/compare_records.py results build/reproduce/fast --ignore solver_mean_iter
 
 Pairs the records of the two output folders by (dataset, N, T, method,
 repetition, config) and prints how many keys they share, how many shared
@@ -13,10 +13,14 @@ status 1 if any shared record differs, or if no key is shared.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import warnings
 from collections import Counter
-from pathlib import Path
 
 from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.running.unit import TIMING_FIELDS

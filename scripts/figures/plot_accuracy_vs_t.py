@@ -7,9 +7,22 @@ other, with one T as with four.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import matplotlib.pyplot as plt
 import numpy as np
-from plotting import METHOD_STYLE, parse_results_dir, read_cells, repetitions_label, run_plot, save
+
+from scripts.figures.plotting import (
+    METHOD_STYLE,
+    parse_results_dir,
+    read_cells,
+    repetitions_label,
+    run_plot,
+    save,
+)
 
 #: Horizontal offset of each method within a T category (fraction of the spacing between Ts).
 DODGE = {"gcforest": -0.12, "disdf": 0.12}

@@ -1,42 +1,40 @@
 """Wall time of a sample of the protocol, end to end, and whether its records equal the headline's.
 
-    python scripts/bench_protocol.py --label after --record   # -> results/bench/protocol_sample.csv
+    python scripts/bench/bench_protocol.py --label after --record   # -> results/bench/protocol_sample.csv
 
 (without ``--record``: build/bench/protocol_sample.csv; ``--output`` names another file).
 
 Runs ``python -m experiments.run experiment=paper protocol.repetitions=R`` (every cell's first R
 repetitions: R / 100 of `make reproduce`, with its parallelism, ``runtime.n_jobs``) into a fresh
 temporary folder and times the process from start to exit. Then compares its records with the
-committed headline's in results/ key by key, every result field (scripts/compare_records.py,
+committed headline's in results/ key by key, every result field (scripts/tools/compare_records.py,
 timing aside). Appends one row: label, commit, repetitions, units, wall seconds, the full
 protocol's projected wall minutes (wall x 100 / R: the protocol is 100 such samples; compiled
 kernels come from the on-disk cache in both) and how many records were compared and differed.
 
 A "before" row runs an older commit's code from a git worktree of it:
-``git worktree add /tmp/before <commit>`` then ``python scripts/bench_protocol.py --label before
+``git worktree add /tmp/before <commit>`` then ``python scripts/bench/bench_protocol.py --label before
 --checkout /tmp/before``.
 Run it on an otherwise idle machine: the wall time is the measure.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import os
 import subprocess
-import sys
 import tempfile
-import time
-from pathlib import Path
+from functools import partial
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_output import add_record_flag, bench_output
-from compare_records import compare, records_by_key
-
-from experiments.safety.provenance import measurement_stamp
-
-ROOT = Path(__file__).resolve().parents[1]
+from scripts.bench_output import ROOT, add_record_flag, bench_output, measurement_stamp, timed, write_csv
+from scripts.tools.compare_records import compare, records_by_key
 
 
 def main() -> None:
@@ -63,10 +61,9 @@ def main() -> None:
             f"runtime.output_dir={folder}",
             "runtime.progress=false",
         ]
-        start = time.perf_counter()
         environment = {**os.environ, "PYTHONPATH": str(args.checkout.resolve())}
-        subprocess.run(command, cwd=args.checkout, env=environment, check=True, stdout=subprocess.DEVNULL)
-        wall = time.perf_counter() - start
+        quiet = {"cwd": args.checkout, "env": environment, "check": True, "stdout": subprocess.DEVNULL}
+        _, wall = timed(partial(subprocess.run, command, **quiet))
         sample = records_by_key(Path(folder))
     shared, differing, _, _ = compare(sample, records_by_key(args.headline))
     row = {
@@ -79,13 +76,10 @@ def main() -> None:
         "records_compared": shared,
         "records_differing": sum(1 for _ in differing.elements()) if differing else 0,
         "fields_differing": " ".join(sorted(differing)) or "none",
-        **measurement_stamp(args.checkout),
     }
-    frame = pd.DataFrame([row])
-    if output.exists():
-        frame = pd.concat([pd.read_csv(output), frame], ignore_index=True)
-    frame.to_csv(output, index=False)
-    print(frame.to_string(index=False))
+    # Stamped with the measured checkout's commit, not this script's.
+    write_csv(output, [row], append=True, stamp=measurement_stamp(args.checkout))
+    print(pd.read_csv(output).to_string(index=False))
 
 
 if __name__ == "__main__":

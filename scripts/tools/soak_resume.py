@@ -14,11 +14,16 @@ sweep at once on one folder (one must be refused; record lines duplicated and
 table cells counted twice: 0) and a copy of every record line appended to the
 files (table cells counted twice: 0).
 
-Usage: python scripts/soak_resume.py [--kills 50] [--repetitions 25] [--n-jobs 1] [--seed 0]
+Usage: python scripts/tools/soak_resume.py [--kills 50] [--repetitions 25] [--n-jobs 1] [--seed 0]
        [--record | --out <file>]
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
 import dataclasses
@@ -26,10 +31,6 @@ import os
 import platform
 import tempfile
 from datetime import datetime, timezone
-from pathlib import Path
-
-import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 from experiments.safety.soak import (
     compare_with,
@@ -38,6 +39,7 @@ from experiments.safety.soak import (
     run_to_completion,
     two_launches_on_one_folder,
 )
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 
 def main() -> None:
@@ -103,9 +105,9 @@ def main() -> None:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": f"{platform.node()} {platform.machine()}",
     }
-    # Rows of earlier versions lack the newer columns: read, append, rewrite (they stay empty there).
-    earlier = pd.read_csv(output) if output.exists() else pd.DataFrame()
-    pd.concat([earlier, pd.DataFrame([row])], ignore_index=True).to_csv(output, index=False)
+    # Rows of earlier versions lack the newer columns (the stamp's commit and libraries among them):
+    # they stay empty there. The row's own date (to the second) wins over the stamp's day.
+    write_csv(output, [row], append=True)
     print(f"appended to {output}")
     ok = report.lost == report.duplicated == 0 and report.records_identical and report.tables_identical
     ok = ok and shared.refused == 1 and shared.lines_duplicated == shared.counted_twice == copies_counted == 0

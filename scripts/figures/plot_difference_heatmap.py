@@ -6,9 +6,15 @@ Writes results/figures/difference_heatmap.png. ▲/▼: DisDF significantly bett
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import matplotlib.pyplot as plt
 import numpy as np
-from plotting import parse_results_dir, read_cells, repetitions_label, run_plot, save
+
+from scripts.figures.plotting import parse_results_dir, read_cells, repetitions_label, run_plot, save
 
 
 def main() -> None:

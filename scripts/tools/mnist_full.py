@@ -1,6 +1,6 @@
 """gcForest and DisDF on the full MNIST training set (60,000 x 784, T = 100): accuracy, time, memory.
 
-Usage: python scripts/mnist_full.py experiment=mnist_full [full_mnist.n_train=10000] [runtime.n_jobs=2]
+Usage: python scripts/tools/mnist_full.py experiment=mnist_full [full_mnist.n_train=10000] [runtime.n_jobs=2]
 
 Writes results/mnist_full.csv, results/mnist_full_history.csv and its section of
 results/REPORT.md when run with the committed settings (`make mnist-full`); any other
@@ -10,6 +10,11 @@ for what is measured and how.
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import hydra
 from hydra.core.hydra_config import HydraConfig

@@ -2,7 +2,7 @@
 
 Instances: a random forest (T = 100) trained on 80 examples of breast cancer
 (C = 2) or digits (C = 10) predicting n in {100, 300} other examples, as in
-``scripts/bench_solvers.py``; (lambda, tau) in {(1, 1), (1, 1.5)}. The exact
+``scripts/bench/bench_solvers.py``; (lambda, tau) in {(1, 1), (1, 1.5)}. The exact
 optimum J* comes from ``frank_wolfe_away`` (tol 1e-10; checked against cvxpy in
 the tests). For each batch size B and iteration count K, 5 seeds of
 :func:`disdf.weights.stochastic_frank_wolfe.stochastic_frank_wolfe`; the excess
@@ -12,25 +12,29 @@ Writes ``results/bench/stochastic_fw.csv`` (with ``--record``; else build/bench/
 standard deviation of the excess over the seeds, mean seconds, and the memory of one batch (B x T
 floats) against that of every different-class pair (n_pairs x T floats).
 
-Usage: python scripts/bench_stochastic_fw.py [--record | --out <file>]
+Usage: python scripts/evidence/bench_stochastic_fw.py [--record | --out <file>]
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import platform
-import time
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
 from disdf.tree_probabilities import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 N_TREES = 100
 SEEDS = range(5)
@@ -62,13 +66,13 @@ def main() -> None:
                     for max_iter in (100, 500, 2000):
                         excess, seconds = [], []
                         for seed in SEEDS:
-                            start = time.perf_counter()
-                            run = stochastic_frank_wolfe(
-                                SampledWeightProblem(probabilities, y, lambda_, tau, random_state=seed),
-                                batch_size=batch_size,
-                                max_iter=max_iter,
+                            sampled = SampledWeightProblem(probabilities, y, lambda_, tau, random_state=seed)
+                            run, elapsed = timed(
+                                partial(
+                                    stochastic_frank_wolfe, sampled, batch_size=batch_size, max_iter=max_iter
+                                )
                             )
-                            seconds.append(time.perf_counter() - start)
+                            seconds.append(elapsed)
                             excess.append((problem.objective(run.w) - exact.objective) / exact.objective)
                         rows.append(
                             {
@@ -96,8 +100,7 @@ def main() -> None:
                             f"{np.mean(seconds):.3f} s",
                             flush=True,
                         )
-    frame = pd.DataFrame(rows).assign(machine=f"{platform.node()} {platform.machine()}")
-    frame.to_csv(output, index=False)
+    write_csv(output, pd.DataFrame(rows).assign(machine=f"{platform.node()} {platform.machine()}"))
     print(f"wrote {output}")
 
 

@@ -11,17 +11,20 @@ Writes results/bench/solver_tolerance.csv with ``--record`` (else build/bench/) 
 accuracy, its paired difference to tol=1e-6 (Wilcoxon p), the mean solver
 seconds per fit and the mean objective excess over the tol=1e-6 solution.
 
-Usage: python scripts/solver_tolerance.py [--repetitions 10] [--n-jobs -1] [--record | --out <file>]
+Usage: python scripts/evidence/solver_tolerance.py [--repetitions 10] [--n-jobs -1] [--record | --out <file>]
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
@@ -29,6 +32,7 @@ from disdf import DisDFClassifier
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.reporting.statistics import paired_wilcoxon
 from experiments.running.protocol import Pool, draw_split, split_seed, test_size
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 TOLERANCES = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -85,7 +89,7 @@ def main() -> None:
         for r in range(args.repetitions)
     ]
     frame = pd.DataFrame([row for block in Parallel(n_jobs=args.n_jobs)(jobs) for row in block])
-    frame.to_csv(output, index=False)
+    write_csv(output, frame)
 
     key = ["dataset", "N", "T", "repetition"]
     reference = frame[frame["tol"] == REFERENCE].set_index(key)

@@ -22,21 +22,25 @@ and the time per unit.
 
     python -m experiments.run experiment=engine_equivalence model.engine=sklearn
     python -m experiments.run experiment=engine_equivalence model.engine=fast
-    python scripts/compare_engines.py --record   # -> results/bench/engine_equivalence.csv
+    python scripts/evidence/compare_engines.py --record   # -> results/bench/engine_equivalence.csv
 
 (without ``--record``: build/bench/engine_equivalence.csv; ``--out`` names another file).
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 
 from experiments.reporting.statistics import tost_paired
 from experiments.running.records import RecordStore
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 KEY = ["dataset", "N", "T", "method", "repetition"]
 SPLIT = ["dataset", "N", "repetition"]
@@ -128,7 +132,7 @@ def main() -> None:
     args = parser.parse_args()
     output = bench_output(args, "engine_equivalence", args.out)
     table = equivalence_table(pair_runs(load(args.runs / "sklearn"), load(args.runs / "fast")))
-    table.to_csv(output, index=False, float_format="%.4g")
+    write_csv(output, table, float_format="%.4g")
     with pd.option_context("display.width", 220, "display.max_columns", 20):
         print(table.round(4).to_string(index=False))
     print(f"\n{verdict(table)}\nwrote {output}")

@@ -1,6 +1,6 @@
 """DF21 (the ``deep-forest`` library) on MNIST: fit time, predict time, peak memory, test accuracy.
 
-The reference point for our own full-MNIST timing (``scripts/mnist_full.py`` ->
+The reference point for our own full-MNIST timing (``scripts/tools/mnist_full.py`` ->
 results/mnist_full.csv): DF21's ``CascadeForestClassifier`` is fitted on the first
 ``--n-train`` training images and scored on the first ``--n-test`` test images, and one row is
 appended to ``--output`` (default build/bench/df21_mnist.csv; results/bench/df21_mnist.csv with
@@ -13,7 +13,7 @@ and runs in a venv of its own, without disdf::
 
     python3 -m venv /work/df21venv
     /work/df21venv/bin/pip install deep-forest-py310 "numpy<2.4"
-    /work/df21venv/bin/python scripts/bench_df21.py --data-dir ../shared/data \\
+    /work/df21venv/bin/python scripts/bench/bench_df21.py --data-dir ../shared/data \\
         --n-train 60000 --n-jobs 2 --n-trees 100
 
 The data directory holds ``mnist/`` with MNIST's four original gzip IDX files (as for
@@ -40,26 +40,29 @@ layer's class vectors only (our gcForest: all earlier levels' vectors, ``augment
 Columns: ``n_estimators`` is DF21's parameter (``native``: 2, i.e. 4 forests; ``kfold``: the
 4 custom forests); ``n_layers_built`` is the number of layers kept for prediction;
 ``peak_memory_gb`` is the peak resident memory of this process plus that of its finished children
-(ru_maxrss, GiB; DF21 and the forests use threads, so the children's part is normally 0).
+(ru_maxrss, GiB; DF21 and the forests use threads, so the children's part is normally 0); then
+the stamp of scripts/bench_output.py (date, commit, library builds of this venv; the older rows
+have the date only).
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
-import csv
 import gzip
 import importlib.metadata
 import os
 import platform
 import resource
-import sys
-import time
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_output import add_record_flag, bench_output
+
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049
@@ -86,7 +89,6 @@ COLUMNS = (
     "test_accuracy",
     "peak_memory_gb",
     "machine",
-    "date",
 )
 DISTRIBUTIONS = ("deep-forest-py310", "deep-forest")
 N_FOLDS = 3
@@ -218,12 +220,8 @@ def peak_memory_gb() -> float:
 def run(args: argparse.Namespace, data: dict[str, np.ndarray]) -> dict[str, Any]:
     """Fit and score one model; the timing and accuracy part of the row."""
     model = make_model(args)
-    start = time.perf_counter()
-    model.fit(data["X_train"], data["y_train"])
-    fit_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    predictions = model.predict(data["X_test"])
-    predict_seconds = time.perf_counter() - start
+    _, fit_seconds = timed(lambda: model.fit(data["X_train"], data["y_train"]))
+    predictions, predict_seconds = timed(lambda: model.predict(data["X_test"]))
     return {
         "n_estimators": model.n_estimators,
         "n_layers_built": model.n_layers_,
@@ -231,22 +229,6 @@ def run(args: argparse.Namespace, data: dict[str, np.ndarray]) -> dict[str, Any]
         "predict_seconds": round(predict_seconds, 3),
         "test_accuracy": float(np.mean(predictions == data["y_test"])),
     }
-
-
-def append_row(path: Path, row: dict[str, Any]) -> None:
-    """Append ``row`` to the CSV at ``path``, writing the header first into a new or empty file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or path.stat().st_size == 0
-    if not new:
-        with path.open(newline="") as handle:
-            header = next(csv.reader(handle), [])
-        if tuple(header) != COLUMNS:
-            raise SystemExit(f"{path} has other columns than {', '.join(COLUMNS)}; choose another --output")
-    with path.open("a", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -268,10 +250,10 @@ def main(argv: list[str] | None = None) -> None:
         **result,
         "peak_memory_gb": round(peak_memory_gb(), 4),
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
     }
-    append_row(output, row)
-    print(", ".join(f"{key}={row[key]}" for key in COLUMNS))
+    row = {key: row[key] for key in COLUMNS}
+    write_csv(output, [row], append=True)  # + date, commit, library builds (scripts/bench_output.py)
+    print(", ".join(f"{key}={value}" for key, value in row.items()))
 
 
 if __name__ == "__main__":

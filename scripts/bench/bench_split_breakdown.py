@@ -1,6 +1,7 @@
 """Where one split's time goes: growing trees, per-tree probabilities, weights, everything else.
 
-    python scripts/bench_split_breakdown.py --label after --record   # -> results/bench/split_breakdown.csv
+    python scripts/bench/bench_split_breakdown.py --label after --record
+    # -> results/bench/split_breakdown.csv
 
 (without ``--record``: build/bench/split_breakdown.csv).
 
@@ -25,12 +26,16 @@ the "after".
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 import time
 from collections import defaultdict
 
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from threadpoolctl import threadpool_limits
 
 import disdf.discriminative
@@ -41,6 +46,7 @@ from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.running.unit import run_split
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 #: (owner, function, category): the outermost calls of each category.
 TIMED = [
@@ -101,10 +107,8 @@ PARTS = ("trees", "probabilities", "weights")
 def seconds_by_part(jobs, clock: dict[str, float]) -> dict[str, float]:
     """Run the split jobs one after the other; mean seconds per split in all and by part."""
     clock.clear()
-    start = time.perf_counter()
-    for job in jobs:
-        job()
-    total = (time.perf_counter() - start) / len(jobs)
+    _, elapsed = timed(lambda: [job() for job in jobs])
+    total = elapsed / len(jobs)
     row = {"seconds_per_split": total}
     for part in PARTS:
         row[f"{part}_seconds"] = clock[part] / len(jobs)
@@ -132,13 +136,8 @@ def main() -> None:
             row.update(seconds_by_part(jobs, clock))
             rows.append(row)
             print(row, flush=True)
-    frame = pd.DataFrame(rows)
-    if output.exists():
-        earlier = pd.read_csv(output)
-        if "label" in earlier:
-            frame = pd.concat([earlier[earlier["label"] != args.label], frame], ignore_index=True)
-    frame.to_csv(output, index=False, float_format="%.4f")
-    print(frame.to_string(index=False))
+    write_csv(output, rows, append=True, replacing=("label",), float_format="%.4f")
+    print(pd.read_csv(output).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -6,24 +6,27 @@ feature, done once per forest), which is reported too. n in {10,000, 40,000}
 (40,000 = a fold model's training rows on all of MNIST), both forest kinds of
 the cascade. Single-threaded; run on an otherwise idle machine.
 
-Usage: python scripts/bench_engine_large.py [--sizes 10000 40000] [--trees 8 24] [--record]
+Usage: python scripts/bench/bench_engine_large.py [--sizes 10000 40000] [--trees 8 24] [--record]
        -> build/bench/engine_large.csv (results/bench/ with --record; or --out)
 """
 
 from __future__ import annotations
 
-import argparse
-import time
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+from functools import partial
+
 import numpy as np
-import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 from disdf.datasets import load_mnist
 from disdf.fast_forest import FastForest, FastForestParams
+from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 KINDS = {
     "completely_random": (
@@ -39,12 +42,8 @@ KINDS = {
 
 def fit_seconds(engine: str, kind: str, X: np.ndarray, y: np.ndarray, n_trees: int) -> float:
     params, make_sklearn = KINDS[kind]
-    start = time.perf_counter()
-    if engine == "fast":
-        FastForest(params, n_trees, 0, 10).fit(X, y)
-    else:
-        make_sklearn(n_trees).fit(X, y)
-    return time.perf_counter() - start
+    forest = FastForest(params, n_trees, 0, 10) if engine == "fast" else make_sklearn(n_trees)
+    return timed(partial(forest.fit, X, y))[1]
 
 
 def main() -> None:
@@ -80,7 +79,7 @@ def main() -> None:
                         }
                     )
                     print(rows[-1], flush=True)
-    pd.DataFrame(rows).to_csv(output, index=False, float_format="%.4g")
+    write_csv(output, rows, float_format="%.4g")
     print(f"wrote {output}")
 
 

@@ -1,7 +1,7 @@
 """Are the baselines' extremely randomised trees (max_features="sqrt") on the fast engine the same
 learner as scikit-learn's ExtraTreesClassifier? Same splits, paired by split, and a TOST.
 
-    python scripts/compare_extra_trees.py --record   # -> results/bench/extra_trees_engines.csv
+    python scripts/evidence/compare_extra_trees.py --record   # -> results/bench/extra_trees_engines.csv
 
 (without ``--record``: build/bench/extra_trees_engines.csv).
 
@@ -14,17 +14,22 @@ from are 1.4-2.8 points; scikit-learn itself would take hours for the full proto
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
 import argparse
 
 import numpy as np
 import pandas as pd
-from bench_output import add_record_flag, bench_output
 from sklearn.ensemble import ExtraTreesClassifier
 
 from disdf.baselines import PlainForestClassifier
 from experiments.reporting.statistics import mean_ci, tost_paired
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import draw_split, load_pool, split_seed, test_size
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 #: Equivalence margin of the pooled TOST, in percentage points (declared before the run).
 MARGIN_PP = 1.0
@@ -78,9 +83,8 @@ def main() -> None:
             "equivalent": tost["equivalent"],
         }
     )
-    frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False, float_format="%.4f")
-    print(frame.to_string(index=False))
+    write_csv(output, rows, float_format="%.4f")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -9,13 +9,18 @@ in every panel and every dataset's figure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+from collections.abc import Iterable
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from plotting import METHOD_STYLE, parse_results_dir, run_plot, save
+
+from scripts.figures.plotting import METHOD_STYLE, parse_results_dir, run_plot, save
 
 #: The number of trees of every row of the audit's table (it has no T column).
 T = 100

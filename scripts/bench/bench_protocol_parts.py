@@ -1,6 +1,6 @@
 """Where the whole protocol's time goes, by part, and what 2 cores would need with a part removed.
 
-    python scripts/bench_protocol_parts.py --record   # -> results/bench/protocol_parts.csv
+    python scripts/bench/bench_protocol_parts.py --record   # -> results/bench/protocol_parts.csv
 
 (without ``--record``: build/bench/protocol_parts.csv; ``--output`` names another file).
 
@@ -16,17 +16,20 @@ the other parts.
 
 from __future__ import annotations
 
-import argparse
-from collections import defaultdict
+import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+from collections import defaultdict
+
 import pandas as pd
-from bench_output import add_record_flag, bench_output
-from bench_split_breakdown import install_timers, seconds_by_part, split_job
 from threadpoolctl import threadpool_limits
 
 from experiments.running.composition import compose_config
-from experiments.safety.provenance import measurement_stamp
+from scripts.bench.bench_split_breakdown import install_timers, seconds_by_part, split_job
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 
 def main() -> None:
@@ -42,7 +45,6 @@ def main() -> None:
     protocol = cfg.protocol
     clock: dict[str, float] = defaultdict(float)
     install_timers(clock)
-    context = measurement_stamp()
     rows = []
     with threadpool_limits(1):
         split_job(cfg.datasets[0], min(protocol.Ns), 0)()  # compile before any clock starts
@@ -51,11 +53,10 @@ def main() -> None:
                 jobs = [split_job(dataset, N, repetition) for repetition in range(args.splits)]
                 row = {"dataset": dataset, "N": N, "splits": args.splits, **seconds_by_part(jobs, clock)}
                 row["protocol_repetitions"] = protocol.repetitions
-                rows.append({**row, **context})
+                rows.append(row)
                 print(row, flush=True)
-    frame = pd.DataFrame(rows)
-    frame.to_csv(output, index=False, float_format="%.4f")
-    print(frame.drop(columns="libraries").to_string(index=False))
+    write_csv(output, rows, float_format="%.4f")
+    print(pd.DataFrame(rows).to_string(index=False))
 
 
 if __name__ == "__main__":

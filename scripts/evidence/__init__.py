@@ -1,0 +1,1 @@
+"""Comparisons that back a configuration choice: equivalence tests and accuracy-against-setting sweeps."""
