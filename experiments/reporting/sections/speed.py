@@ -290,8 +290,8 @@ def speed_section(results: Path = RESULTS) -> str:
     if kernel is not None:
         lines += _block(
             "The tree kernel, old against new in one run, alternating "
-            "(`python scripts/bench/bench_grow_tree.py --old-ref REV`; median seconds of `grow_forest` on MNIST images; `--check` compares every "
-            "array of 242 forests):",
+            "(`python scripts/bench/bench_grow_tree.py --old-ref REV`; median seconds of `grow_forest` "
+            "on MNIST images; `--check` compares every array of 242 forests):",
             kernel_table(kernel),
         )
     history = _read(results / "mnist_full_history.csv")
