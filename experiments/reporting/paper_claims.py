@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.reporting.statistics import holm, paired_wilcoxon, tost_paired
+from experiments.reporting.formatting import signed_pp
+from experiments.reporting.statistics import holm, paired_wilcoxon, tost_paired, welch_p
 from experiments.reporting.tables import paired_tests
 
 ALPHA = 0.05
@@ -217,10 +218,6 @@ def _names(units: list[Unit]) -> str:
     )
 
 
-def _pp(value: float) -> str:
-    return f"{value:+.1f} pp"
-
-
 def _p(value: float) -> str:
     return f"p={value:.2g}"
 
@@ -248,7 +245,7 @@ def _compare(table: pd.DataFrame, low: Unit, high: Unit) -> tuple[float, str]:
     if low[0] == high[0]:
         a, b = a.align(b, join="inner")
         return paired_wilcoxon(a.to_numpy(), b.to_numpy()), "Wilcoxon"
-    return float(stats.ttest_ind(a, b, equal_var=False).pvalue), "Welch"
+    return welch_p(a.to_numpy(), b.to_numpy()), "Welch"
 
 
 def _majority(verdicts: list[str]) -> str:
@@ -270,17 +267,17 @@ def significance_counts(claim: Claim, tests: pd.DataFrame, paper_diff: pd.DataFr
     theirs = _paper_cells(paper_diff, claim)
     paper_text = (
         f"DisDF higher in {int((theirs['difference'] > 0).sum())}/{len(theirs)} cells, lower in "
-        f"{int((theirs['difference'] < 0).sum())} ({_pp(theirs['difference'].min())} to "
-        f"{_pp(theirs['difference'].max())})"
+        f"{int((theirs['difference'] < 0).sum())} ({signed_pp(theirs['difference'].min())} to "
+        f"{signed_pp(theirs['difference'].max())})"
         if len(theirs) > 1
-        else f"DisDF − gcF {_pp(theirs['difference'].sum())}"
+        else f"DisDF − gcF {signed_pp(theirs['difference'].sum())}"
     )
     if cells.empty:
         return "no records", paper_text, UNDECIDED
     better = int((cells["verdict"] == "DisDF better").sum())
     worse = int((cells["verdict"] == "DisDF worse").sum())
     n = len(cells)
-    mean = _pp(cells["difference"].mean() * POINTS)
+    mean = signed_pp(cells["difference"].mean() * POINTS)
     ours = f"DisDF better in {better}/{n} cells, worse in {worse} (Holm); mean {mean}"
     if claim.kind == "outperforms":
         verdict = CONFIRMED if better > n / 2 and worse == 0 else REFUTED
@@ -300,7 +297,7 @@ def largest_at(
     """
     units = _units(table, by_row)
     means = {u: float(_per_split(table, u).mean()) for u in units}
-    fmt = _pp if unit_label == "pp" else (lambda v: f"{v:.1f} %")
+    fmt = signed_pp if unit_label == "pp" else (lambda v: f"{v:.1f} %")
     best = max(means, key=means.get)
     mine = max(claimed, key=means.get)
     theirs = _paper_means(paper_table, units)
@@ -338,12 +335,12 @@ def larger_than_rest(table: pd.DataFrame, paper_table: pd.DataFrame, cell: Unit)
     p = float(2 * stats.t.sf(abs(t), variance**2 / df_denominator))
     mean_cell = float(_per_split(table, cell).mean())
     ours = (
-        f"{_name(cell)}: {_pp(mean_cell)} vs the other cells' mean {_pp(mean_cell - estimate)}: "
-        f"contrast {_pp(estimate)}, {_p(p)}"
+        f"{_name(cell)}: {signed_pp(mean_cell)} vs the other cells' mean {signed_pp(mean_cell - estimate)}: "
+        f"contrast {signed_pp(estimate)}, {_p(p)}"
     )
     theirs = _paper_means(paper_table, units)
     rest = float(np.mean([theirs[u] for u in others]))
-    paper_text = f"{_name(cell)}: {_pp(theirs[cell])} vs the other cells' mean {_pp(rest)}"
+    paper_text = f"{_name(cell)}: {signed_pp(theirs[cell])} vs the other cells' mean {signed_pp(rest)}"
     if p < ALPHA:
         return ours, paper_text, CONFIRMED if estimate > 0 else REFUTED
     return ours, paper_text, UNDECIDED
@@ -410,7 +407,7 @@ def t_effect(claim: Claim, rows: pd.DataFrame) -> tuple[str, str, str]:
     mine = rows[rows["dataset"] == claim.dataset]
     mark = {CONFIRMED: ">", REFUTED: "≤", UNDECIDED: "?"}
     details = ", ".join(
-        f"N={r.N} {LABELS[r.method]} T={r.T}: {_pp(r.difference)}"
+        f"N={r.N} {LABELS[r.method]} T={r.T}: {signed_pp(r.difference)}"
         + (" (equiv.)" if r.equivalent else f" ({mark[r.verdict]}, p_Holm={r.p_holm:.2g})")
         for r in mine.itertuples()
     )
@@ -421,7 +418,7 @@ def t_effect(claim: Claim, rows: pd.DataFrame) -> tuple[str, str, str]:
         f"{counts.get(REFUTED, 0)} ({equivalent}): {details}"
     )
     paper_text = f"T=400/700 above T=1000 in {int((mine['paper'] > 0).sum())}/{len(mine)} rows: " + ", ".join(
-        f"N={r.N} {LABELS[r.method]}: {_pp(r.paper)}" for r in mine.itertuples()
+        f"N={r.N} {LABELS[r.method]}: {signed_pp(r.paper)}" for r in mine.itertuples()
     )
     return ours, paper_text, _majority(list(mine["verdict"]))
 

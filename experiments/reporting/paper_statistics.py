@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from experiments.reporting.statistics import paired_t_power
+
 ROW = ["dataset", "N", "method"]
 CELL = ["dataset", "N", "T"]
 SPLIT = ["dataset", "N", "T", "repetition"]
@@ -118,26 +120,6 @@ def repetitions_consistent(spread: pd.DataFrame) -> pd.DataFrame:
     rows = [{"dataset": name, **repetitions_estimate(group)} for name, group in spread.groupby("dataset")]
     rows.append({"dataset": "all", **repetitions_estimate(spread)})
     return pd.DataFrame(rows)
-
-
-def paired_t_power(delta: float, sd: float, n: int, alpha: float = 0.05) -> float:
-    """Power of a two-sided one-sample (paired) t-test at level ``alpha`` against a true mean ``delta``.
-
-    Noncentral t with df = n − 1 and nc = δ√n/σ. δ = 0 gives exactly ``alpha``; σ = 0 with δ ≠ 0
-    gives 1 (an infinite t statistic always rejects); fewer than 2 pairs gives nan.
-    """
-    if n < 2:
-        return float("nan")
-    if delta == 0:
-        return float(alpha)
-    if sd == 0:
-        return 1.0
-    df = n - 1
-    critical = stats.t.ppf(1 - alpha / 2, df)
-    nc = abs(delta) * np.sqrt(n) / sd  # the power is symmetric in δ
-    # Both tails as upper tails: scipy's nct.cdf(-c, df, nc) returns nan for nc ≳ 10 (scipy 1.17),
-    # while nct.sf(c, df, -nc), the same far tail by symmetry, stays finite.
-    return float(stats.nct.sf(critical, df, nc) + stats.nct.sf(critical, df, -nc))
 
 
 def paper_differences(paper: pd.DataFrame) -> pd.DataFrame:

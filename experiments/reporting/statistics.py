@@ -1,8 +1,11 @@
-"""Confidence intervals and paired tests for the accuracy tables."""
+"""Every statistic the reports use, in one place: confidence intervals, paired tests with Holm's
+correction, TOST equivalence, Welch's test for unpaired groups, the exact McNemar test, the power of
+a paired t-test, and the optimism of the out-of-fold scores."""
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 
@@ -68,3 +71,49 @@ def tost_paired(differences: np.ndarray, margin: float, alpha: float = 0.05) -> 
         "p_tost": p,
         "equivalent": bool(p < alpha),
     }
+
+
+def welch_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided p of Welch's t-test (unequal variances) for two independent groups."""
+    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+
+
+def mcnemar_exact(only_a: int, only_b: int) -> float:
+    """Exact McNemar p: a binomial test on the discordant pairs (1 when there are none)."""
+    discordant = only_a + only_b
+    return float(stats.binomtest(only_a, discordant).pvalue) if discordant else 1.0
+
+
+def paired_t_power(delta: float, sd: float, n: int, alpha: float = 0.05) -> float:
+    """Power of a two-sided one-sample (paired) t-test at level ``alpha`` against a true mean ``delta``.
+
+    Noncentral t with df = n − 1 and nc = δ√n/σ. δ = 0 gives exactly ``alpha``; σ = 0 with δ ≠ 0
+    gives 1 (an infinite t statistic always rejects); fewer than 2 pairs gives nan.
+    """
+    if n < 2:
+        return float("nan")
+    if delta == 0:
+        return float(alpha)
+    if sd == 0:
+        return 1.0
+    df = n - 1
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    nc = abs(delta) * np.sqrt(n) / sd  # the power is symmetric in δ
+    # Both tails as upper tails: scipy's nct.cdf(-c, df, nc) returns nan for nc ≳ 10 (scipy 1.17),
+    # while nct.sf(c, df, -nc), the same far tail by symmetry, stays finite.
+    return float(stats.nct.sf(critical, df, nc) + stats.nct.sf(critical, df, -nc))
+
+
+def with_optimism(records: pd.DataFrame) -> pd.DataFrame:
+    """``records`` of cascades (a baseline has no levels) with ``kept_score`` (out-of-fold accuracy
+    of the kept level) and ``optimism`` (kept_score − test accuracy, in percentage points)."""
+    records = records[records["n_levels"] > 0]
+    kept = [scores[n - 1] for scores, n in zip(records["level_scores"], records["n_levels"], strict=True)]
+    return records.assign(kept_score=kept, optimism=100 * (np.asarray(kept, float) - records["accuracy"]))
+
+
+def split_mean_ci(frame: pd.DataFrame, column: str) -> tuple[float, float]:
+    """Mean of ``column`` and its 95 % CI with the split (N, repetition) as the independent unit:
+    the T of one split share their trees, so they are averaged first."""
+    per_split = frame.groupby(["N", "repetition"])[column].mean()
+    return mean_ci(per_split.to_numpy())

@@ -41,6 +41,7 @@ import disdf
 from disdf.atomic_files import replaced_atomically
 from disdf.datasets import load_mnist, mnist_files
 from experiments.reporting.section import ReportContext
+from experiments.reporting.statistics import mcnemar_exact
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import ROOT
 from experiments.running.protocol import Unit
@@ -221,9 +222,8 @@ def mcnemar(predictions: dict[str, np.ndarray], y_test: np.ndarray) -> dict[str,
     gcforest_right = predictions["gcforest"] == y_test
     only_disdf = int(np.sum(disdf_right & ~gcforest_right))
     only_gcforest = int(np.sum(gcforest_right & ~disdf_right))
-    discordant = only_disdf + only_gcforest
-    p_value = stats.binomtest(only_disdf, discordant).pvalue if discordant else 1.0
-    return {"only_disdf_right": only_disdf, "only_gcforest_right": only_gcforest, "mcnemar_p": float(p_value)}
+    p_value = mcnemar_exact(only_disdf, only_gcforest)
+    return {"only_disdf_right": only_disdf, "only_gcforest_right": only_gcforest, "mcnemar_p": p_value}
 
 
 def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.reporting.formatting import pp_ci
 from experiments.reporting.paper_claims import paper_claims_section
 from experiments.reporting.paper_statistics import paper_statistics_section
 from experiments.reporting.section import Rendered, ReportContext, Section
@@ -48,10 +49,6 @@ SPLIT = ["dataset", "N", "repetition"]
 def mechanism_records(mechanism: str, root: Path = ROOT) -> pd.DataFrame:
     """The records of one audit job (results/audit/audit=<mechanism>/, its config hash)."""
     return experiment_records("audit", f"audit={mechanism}", folder=f"audit={mechanism}", root=root)[0]
-
-
-def _pp(mean: float, half: float) -> str:
-    return f"{mean:+.1f} ± {half:.1f}"
 
 
 def paired_effect(mechanism: pd.DataFrame, baseline: pd.DataFrame) -> pd.DataFrame:
@@ -97,11 +94,13 @@ def mechanism_rows(
             for method, label in LABELS.items():
                 if (dataset, method) in effects.index:
                     e = effects.loc[(dataset, method)]
-                    row[f"{label} effect (pp)"] = _pp(e["effect"], e["ci"])
+                    row[f"{label} effect (pp)"] = pp_ci(e["effect"], e["ci"])
                     key = (dataset, method)
                     gaps = f"{before.get(key, np.nan):.1f} → {after.get(key, np.nan):.1f}"
                     row[f"{label} mean gap to paper (pp)"] = gaps
-            row["DisDF − gcF under it (pp)"] = _pp(*_disdf_minus_gcf(records[records["dataset"] == dataset]))
+            row["DisDF − gcF under it (pp)"] = pp_ci(
+                *_disdf_minus_gcf(records[records["dataset"] == dataset])
+            )
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 from omegaconf import DictConfig
 
-from experiments.reporting.optimism import split_mean_ci, with_optimism
 from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.statistics import split_mean_ci, with_optimism
 from experiments.reporting.tables import (
     LABELS,
     PAPER_TABLES,

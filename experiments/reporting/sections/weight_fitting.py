@@ -17,9 +17,9 @@ import logging
 
 import pandas as pd
 
-from experiments.reporting.optimism import split_mean_ci, with_optimism
+from experiments.reporting.formatting import pp_ci
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import paired_wilcoxon
+from experiments.reporting.statistics import paired_wilcoxon, split_mean_ci, with_optimism
 from experiments.reporting.tables import experiment_records, paired_tests
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
@@ -55,10 +55,6 @@ def gcf_agreement(headline: pd.DataFrame, ablation: pd.DataFrame) -> tuple[int, 
     return int(equal.sum()), len(both)
 
 
-def _pp(mean: float, half: float) -> str:
-    return f"{mean:+.1f} ± {half:.1f}"
-
-
 def variant_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and variant: optimism, levels, accuracy, DisDF − gcF and its per-cell verdicts."""
     frame = with_optimism(frame)
@@ -70,7 +66,7 @@ def variant_rows(frame: pd.DataFrame) -> pd.DataFrame:
         row = {
             "dataset": dataset,
             "variant": variant,
-            "optimism (pp)": _pp(*optimism),
+            "optimism (pp)": pp_ci(*optimism),
             "levels kept": round(float(group["n_levels"].mean()), 2),
             "test accuracy": round(float(group["accuracy"].mean()), 3),
             "DisDF − gcF (pp)": "",
@@ -78,7 +74,7 @@ def variant_rows(frame: pd.DataFrame) -> pd.DataFrame:
         }
         if variant != "gcF":
             paired = group.set_index(UNIT)["accuracy"].sub(gcf).dropna().mul(100).reset_index(name="d")
-            row["DisDF − gcF (pp)"] = _pp(*split_mean_ci(paired, "d"))
+            row["DisDF − gcF (pp)"] = pp_ci(*split_mean_ci(paired, "d"))
             baseline = frame[(frame["variant"] == "gcF") & (frame["dataset"] == dataset)]
             tests = paired_tests(
                 pd.concat([group.assign(method="disdf"), baseline.assign(method="gcforest")])
@@ -102,7 +98,7 @@ def leak_effect_rows(frame: pd.DataFrame) -> pd.DataFrame:
             {
                 "dataset": dataset,
                 "splits": len(per_split),
-                "cross_fit − same_examples (pp)": _pp(*split_mean_ci(group, "d")),
+                "cross_fit − same_examples (pp)": pp_ci(*split_mean_ci(group, "d")),
                 "Wilcoxon p (splits)": f"{paired_wilcoxon(per_split, 0 * per_split):.2g}",
             }
         )
