@@ -225,9 +225,15 @@ def _before_walls(sample: pd.DataFrame) -> str:
 
 
 def speed_section(results: Path = RESULTS) -> str:
+    """The section: the protocol's time, one split's and one tree's, then full MNIST beside DF21."""
+    lines = ["## Speed", "", *protocol_blocks(results), *tree_blocks(results / "bench")]
+    return "\n".join([*lines, *mnist_blocks(results)])
+
+
+def protocol_blocks(results: Path) -> list[str]:
+    """Whole runs, protocol samples and the protocol's time by part."""
     bench = results / "bench"
-    lines = ["## Speed", ""]
-    lines += _block(
+    lines = _block(
         "Complete headline runs (`make reproduce` / `make regenerate`, 12,800 units; results/runs.jsonl):",
         headline_runs(results / "runs.jsonl"),
         heading="The protocol",
@@ -253,6 +259,12 @@ def speed_section(results: Path = RESULTS) -> str:
             "time with that part free and the rest as it is: a lower bound for speeding up the rest.",
             protocol_parts_table(parts),
         )
+    return lines
+
+
+def tree_blocks(bench: Path) -> list[str]:
+    """One split by part, its weight solves, one tree against its floor, the tree kernel."""
+    lines: list[str] = []
     breakdown = _read(bench / "split_breakdown.csv")
     if breakdown is not None and "label" in breakdown:
         lines += _block(
@@ -265,7 +277,7 @@ def speed_section(results: Path = RESULTS) -> str:
     if solves is not None:
         lines += _block(
             "DisDF's weight solves of one protocol split per dataset (N = 120, every T, both methods), "
-            "replayed under each Frank-Wolfe setting in turn, one core (`python scripts/"
+            "replayed under each Frank-Wolfe setting in turn, one core (`python scripts/bench/"
             "bench_split_solves.py`; median of 3 rounds): `newton_adds_trees`, the default since "
             "2026-11-23, against `support_newton`, the solver before it. Both stop at the same duality "
             "gap; the last columns are the largest differences of weights and of J between them:",
@@ -294,6 +306,13 @@ def speed_section(results: Path = RESULTS) -> str:
             "on MNIST images; `--check` compares every array of 242 forests):",
             kernel_table(kernel),
         )
+    return lines
+
+
+def mnist_blocks(results: Path) -> list[str]:
+    """Every full-MNIST run, the binned engine's equivalence, and DF21 beside ours."""
+    bench = results / "bench"
+    lines: list[str] = []
     history = _read(results / "mnist_full_history.csv")
     if history is not None:
         lines += _block(
@@ -325,7 +344,7 @@ def speed_section(results: Path = RESULTS) -> str:
                 "Fit time, DF21 over ours (runs of one date; this VM's speed changes by the day):",
                 df21_ratio_table(df21, ours_frame),
             )
-    return "\n".join(lines)
+    return lines
 
 
 def render(context: ReportContext) -> Rendered | None:
