@@ -55,6 +55,18 @@ def add_record_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def repeated_splits_arguments(description: str, name: str) -> tuple[argparse.Namespace, Path]:
+    """The arguments of an evidence script that repeats splits (``--repetitions``, ``--n-jobs``, ``--out``,
+    ``--record``), parsed, and the CSV it writes (see :func:`bench_output`)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--repetitions", type=int, default=10)
+    parser.add_argument("--n-jobs", type=int, default=-1)
+    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
+    add_record_flag(parser)
+    args = parser.parse_args()
+    return args, bench_output(args, name, args.out)
+
+
 def bench_output(args: argparse.Namespace, name: str, explicit: Path | None = None) -> Path:
     """The CSV ``name`` of this run (``explicit`` if given), its folder created; says where it goes."""
     if explicit is not None:

@@ -21,7 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
-import argparse
 
 import numpy as np
 import pandas as pd
@@ -32,7 +31,7 @@ from disdf import DisDFClassifier
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.reporting.statistics import paired_wilcoxon
 from experiments.running.protocol import Pool, draw_split, split_seed, test_size
-from scripts.bench_output import add_record_flag, bench_output, write_csv
+from scripts.bench_output import repeated_splits_arguments, write_csv
 
 DATASETS = {"breast_cancer": load_breast_cancer, "wine": load_wine, "digits": load_digits}
 TOLERANCES = (1e-6, 1e-4, 1e-3, 1e-2, 1e-1)
@@ -73,13 +72,7 @@ def one(dataset: str, pool: Pool, N: int, T: int, repetition: int) -> list[dict]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repetitions", type=int, default=10)
-    parser.add_argument("--n-jobs", type=int, default=-1)
-    parser.add_argument("--out", type=Path, help="the CSV to write (overrides --record)")
-    add_record_flag(parser)
-    args = parser.parse_args()
-    output = bench_output(args, "solver_tolerance", args.out)
+    args, output = repeated_splits_arguments(__doc__.splitlines()[0], "solver_tolerance")
     pools = {name: Pool(*loader(return_X_y=True)) for name, loader in DATASETS.items()}
     jobs = [
         delayed(one)(name, pools[name], N, T, r)

@@ -194,6 +194,11 @@ def _block(text: str, table: pd.DataFrame | None = None, heading: str | None = N
     return lines
 
 
+def _if_read(frame: pd.DataFrame | None, text: str, table, heading: str | None = None) -> list[str]:
+    """A block with ``table(frame)`` under ``text``, or nothing when the CSV is not there."""
+    return [] if frame is None else _block(text, table(frame), heading=heading)
+
+
 def binned_sentence(binned: pd.DataFrame) -> str:
     is_summary = binned["slice"].astype(str).str.startswith("TOST")
     tost = binned[is_summary].iloc[0]
@@ -266,13 +271,13 @@ def tree_blocks(bench: Path) -> list[str]:
     """One split by part, its weight solves, one tree against its floor, the tree kernel."""
     lines: list[str] = []
     breakdown = _read(bench / "split_breakdown.csv")
-    if breakdown is not None and "label" in breakdown:
-        lines += _block(
-            "Seconds of one split at N = 120 (every T, both methods, level 1 shared), by part, one "
-            "core and one BLAS thread (`python scripts/bench/bench_split_breakdown.py --label L`):",
-            split_table(breakdown),
-            heading="One split",
-        )
+    lines += _if_read(
+        None if breakdown is None or "label" not in breakdown else breakdown,
+        "Seconds of one split at N = 120 (every T, both methods, level 1 shared), by part, one "
+        "core and one BLAS thread (`python scripts/bench/bench_split_breakdown.py --label L`):",
+        split_table,
+        "One split",
+    )
     solves = _read(bench / "split_solves.csv")
     if solves is not None:
         lines += _block(
@@ -313,14 +318,13 @@ def mnist_blocks(results: Path) -> list[str]:
     """Every full-MNIST run, the binned engine's equivalence, and DF21 beside ours."""
     bench = results / "bench"
     lines: list[str] = []
-    history = _read(results / "mnist_full_history.csv")
-    if history is not None:
-        lines += _block(
-            "Every run of `python scripts/tools/mnist_full.py experiment=mnist_full` (60,000 training "
-            "images, T = 100, 2 cores; results/mnist_full_history.csv):",
-            mnist_table(history),
-            heading="Full MNIST",
-        )
+    lines += _if_read(
+        _read(results / "mnist_full_history.csv"),
+        "Every run of `python scripts/tools/mnist_full.py experiment=mnist_full` (60,000 training "
+        "images, T = 100, 2 cores; results/mnist_full_history.csv):",
+        mnist_table,
+        "Full MNIST",
+    )
     binned = _read(bench / "binned_equivalence.csv")
     if binned is not None:
         lines += _block(binned_sentence(binned))
