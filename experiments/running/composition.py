@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 
 from hydra import compose, initialize_config_dir
@@ -12,9 +13,10 @@ from omegaconf import DictConfig, OmegaConf
 
 from disdf.cascade import CascadeForestClassifier
 from disdf.data_files import TABLES
+from disdf.discriminative import DisDFClassifier
 from disdf.fast_forest import KERNEL_VERSION
 from disdf.forest_specs import COMPILED_ENGINES
-from experiments.running.config import ROOT
+from experiments.running.config import ROOT, model_defaults
 from experiments.running.protocol import test_size
 from experiments.running.records import RecordGrid
 
@@ -33,9 +35,42 @@ def compose_config(*overrides: str, return_hydra_config: bool = False) -> DictCo
         return compose("config", overrides=list(overrides), return_hydra_config=return_hydra_config)
 
 
+#: The model keys of 2026-11-25: always in the hash. A key added later enters it only when its value
+#: differs from the estimator's default, so that adding a parameter (its estimator default in the
+#: YAML) keeps every earlier record's hash.
+HASHED_MODEL_KEYS = frozenset(
+    {
+        "name", "n_folds", "max_levels", "patience", "tol", "augmentation", "engine", "test_vectors",
+        "lambda_", "tau", "tune", "tune_lambdas", "tune_taus", "weight_fitting", "cross_fit_parts",
+    }
+)  # fmt: skip
+
+
+def model_values(cfg: DictConfig) -> dict:
+    """``cfg.model`` with each value of the YAML's type (``model.tau=1`` is the YAML's 1.0) and the
+    keys added since :data:`HASHED_MODEL_KEYS` only where they differ from the estimator's default."""
+    defaults = model_defaults()
+    estimator = inspect.signature(DisDFClassifier).parameters
+    model = {}
+    for key, value in OmegaConf.to_container(cfg.model, resolve=True).items():
+        value = typed_like(value, defaults.get(key))
+        if key in HASHED_MODEL_KEYS or key not in estimator or value != estimator[key].default:
+            model[key] = value
+    return model
+
+
+def typed_like(value, default):
+    """``value`` as a float where the default is a float and the value an int (lists element-wise)."""
+    if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(default, list) and isinstance(value, list) and default:
+        return [typed_like(item, default[0]) for item in value]
+    return value
+
+
 def result_config(cfg: DictConfig) -> dict:
     """The part of the config that can change a unit's result (not the grid, not the runtime)."""
-    model = OmegaConf.to_container(cfg.model, resolve=True)
+    model = model_values(cfg)
     if model["engine"] == "sklearn":
         # The reference engine keeps the hash records had before engines existed (they are its records).
         del model["engine"]

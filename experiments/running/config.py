@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import MISSING, OmegaConf
+from omegaconf import OmegaConf
 
 from disdf.datasets import DATA_DIR_ENV
 from disdf.discriminative import DEFAULT_TUNE_GRID
@@ -30,32 +30,6 @@ def default_data_dir() -> str | None:
     if chosen:
         return chosen
     return str(SHARED_DATA_DIR) if SHARED_DATA_DIR.is_dir() else None
-
-
-@dataclass
-class ModelConfig:
-    """The types of the methods' values; the values themselves are in configs/model/disdf.yaml.
-
-    configs/method/*.yaml wire them to the estimators' parameters;
-    ``protocol.methods`` says which methods run. ``name`` labels the model
-    group (``disdf``: both methods, ``gcforest``: gcForest alone).
-    """
-
-    name: str = MISSING
-    n_folds: int = MISSING
-    max_levels: int = MISSING
-    patience: int = MISSING
-    tol: float = MISSING
-    augmentation: str = MISSING
-    engine: str = MISSING
-    test_vectors: str = MISSING
-    lambda_: float = MISSING
-    tau: float = MISSING
-    tune: bool = MISSING
-    tune_lambdas: list[float] = MISSING
-    tune_taus: list[float] = MISSING
-    weight_fitting: str = MISSING
-    cross_fit_parts: int = MISSING
 
 
 @dataclass
@@ -127,7 +101,10 @@ class DataConfig:
 
 @dataclass
 class Config:
-    model: ModelConfig = field(default_factory=ModelConfig)
+    #: The methods' values (configs/model/disdf.yaml, wired to the estimators by configs/method/*.yaml).
+    #: No third copy of them here: the YAML's keys are the schema (experiments.safety.guards refuses
+    #: others) and the estimators' parameter tables check types and ranges before any work.
+    model: dict[str, Any] = field(default_factory=dict)
     solver: SolverConfig = field(default_factory=SolverConfig)
     protocol: ProtocolConfig = field(default_factory=ProtocolConfig)
     runtime: RuntimeConfig = field(default_factory=RuntimeConfig)
@@ -138,6 +115,15 @@ class Config:
     #: Datasets of this run, the one way to choose them (``datasets=[ecoli,mnist]``).
     datasets: list[str] = field(default_factory=lambda: ["ionosphere"])
     experiment_name: str = "adhoc"
+
+
+#: The model group's YAML: the keys a run's ``model`` may hold, and their types.
+MODEL_DEFAULTS = ROOT / "configs" / "model" / "disdf.yaml"
+
+
+def model_defaults() -> dict[str, Any]:
+    """configs/model/disdf.yaml, resolved: the model keys and their default values."""
+    return OmegaConf.to_container(OmegaConf.load(MODEL_DEFAULTS), resolve=True)
 
 
 def register() -> None:

@@ -22,7 +22,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from experiments.running.composition import compose_config, config_hash
-from experiments.running.config import ROOT, Config
+from experiments.running.config import ROOT, Config, model_defaults
 
 HEADLINE_DIR = ROOT / "results"
 HEADLINE_EXPERIMENT = "paper"
@@ -38,9 +38,12 @@ def check_known_keys(cfg: DictConfig) -> None:
         hint = f" (datasets are chosen with datasets=[{cfg.dataset}])" if "dataset" in unknown_top else ""
         raise ValueError(f"Unknown config key(s) {unknown_top}{hint}; known keys: {sorted(schema.keys())}")
     for section in schema.keys():
-        if not OmegaConf.is_dict(schema[section]) or OmegaConf.get_type(schema[section]) is dict:
+        if section == "model":
+            known = set(model_defaults())  # the model group's YAML is its schema
+        elif not OmegaConf.is_dict(schema[section]) or OmegaConf.get_type(schema[section]) is dict:
             continue  # free-form: each entry of `methods` is an estimator spec, checked by instantiating it
-        known = set(schema[section].keys())
+        else:
+            known = set(schema[section].keys())
         unknown = sorted(set(cfg[section].keys()) - known)
         if unknown:
             raise ValueError(
