@@ -133,12 +133,18 @@ def test_groups_and_overrides_compose(group):
     assert cfg.model.lambda_ == 0.1 and cfg.protocol.repetitions == 10
 
 
-@pytest.mark.parametrize(
-    "override", ["model.lamda=0.1", "protocol.repetitions=ten", "model.tune=maybe", "runtime.njobs=2"]
-)
+@pytest.mark.parametrize("override", ["model.lamda=0.1", "protocol.repetitions=ten", "runtime.njobs=2"])
 def test_typos_and_wrong_types_fail_at_start(override):
     with pytest.raises(ConfigCompositionException):
         make_config(override)
+
+
+def test_a_model_value_of_the_wrong_type_is_refused_by_its_estimators_table():
+    """model.* is typed by the estimators' parameter tables (its YAML is only its schema of keys)."""
+    from experiments.running.preflight import check_config
+
+    with pytest.raises(TypeError, match=r"tune must be True or False; got 'maybe'"):
+        check_config(make_config("experiment=smoke", "model.tune=maybe"))
 
 
 def smoke_config(output_dir, *overrides):
