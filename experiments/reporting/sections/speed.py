@@ -239,7 +239,8 @@ def protocol_blocks(results: Path) -> list[str]:
     """Whole runs, protocol samples and the protocol's time by part."""
     bench = results / "bench"
     lines = _block(
-        "Complete headline runs (`make reproduce` / `make regenerate`, 12,800 units; results/runs.jsonl):",
+        "Complete headline runs (`make reproduce`, formerly `make regenerate`, 12,800 units; "
+        "results/runs.jsonl):",
         headline_runs(results / "runs.jsonl"),
         heading="The protocol",
     )
@@ -303,14 +304,13 @@ def tree_blocks(bench: Path) -> list[str]:
             tree_table(floor),
             heading="One tree",
         )
-    kernel = _read(bench / "grow_tree.csv")
-    if kernel is not None:
-        lines += _block(
-            "The tree kernel, old against new in one run, alternating "
-            "(`python scripts/bench/bench_grow_tree.py --old-ref REV`; median seconds of `grow_forest` "
-            "on MNIST images; `--check` compares every array of 242 forests):",
-            kernel_table(kernel),
-        )
+    lines += _if_read(
+        _read(bench / "grow_tree.csv"),
+        "The tree kernel, old against new in one run, alternating "
+        "(`python scripts/bench/bench_grow_tree.py --old-ref REV`; median seconds of `grow_forest` "
+        "on MNIST images; `--check` compares every array of 242 forests):",
+        kernel_table,
+    )
     return lines
 
 
