@@ -84,7 +84,7 @@ engine-equivalence: install
 # its own (resumable: run it again after an interruption), then how many of its records equal the
 # committed ones (timing and the solver diagnostics that follow the library builds aside), then its
 # records installed in $(HEADLINE_DIR) with tables, REPORT.md and figures: `git diff results/` shows
-# any change (raw records without their timing fields, see .gitattributes). 30-55 min on 2 cores.
+# any change (raw records without their timing fields, see .gitattributes). 30-65 min on 2 cores.
 # ENGINE=sklearn grows scikit-learn's forests instead, into results/sklearn/ (about 45 hours).
 # `make tables figures` re-renders from the committed records without computing anything.
 ENGINE ?= fast
