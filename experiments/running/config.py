@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Optional
 
@@ -121,6 +122,7 @@ class Config:
 MODEL_DEFAULTS = ROOT / "configs" / "model" / "disdf.yaml"
 
 
+@cache  # read on every config hash; callers only read it
 def model_defaults() -> dict[str, Any]:
     """configs/model/disdf.yaml, resolved: the model keys and their default values."""
     return OmegaConf.to_container(OmegaConf.load(MODEL_DEFAULTS), resolve=True)

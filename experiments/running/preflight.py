@@ -35,7 +35,7 @@ from experiments.running.protocol import (
 from experiments.running.records import RecordStore
 from experiments.running.unit import make_estimator
 from experiments.safety.backends import BACKENDS
-from experiments.safety.durable import check_writable, read_numbered_json_lines
+from experiments.safety.durable import check_readable, check_writable
 from experiments.safety.guards import check_headline_folder, check_known_keys
 
 #: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
@@ -178,11 +178,10 @@ def check_fit_memory(cfg: DictConfig, pools: dict[str, Pool]) -> None:
 
 
 def check_records_readable(store: RecordStore, datasets: list[str]) -> None:
-    """The records files already there can be read (a folder in their place, no permission)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a torn line's warning comes with the run's own read
-        for name in datasets:
-            read_numbered_json_lines(store.path(name))
+    """The records files already there can be read (a folder in their place, no permission); their
+    lines are parsed once, by the run itself."""
+    for name in datasets:
+        check_readable(store.path(name))
 
 
 def check_scheduler(cfg: DictConfig, timeout_seconds: float = 5.0) -> None:

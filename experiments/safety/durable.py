@@ -35,10 +35,7 @@ def read_numbered_json_lines(path: str | os.PathLike) -> list[tuple[int, object]
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise UnreadableFileError(
-            f"{path} is not a readable records file ({error.strerror or error}); move it away or fix "
-            "its permissions"
-        ) from error
+        raise _unreadable(path, error) from error
     values = []
     for number, line in enumerate(data.splitlines(keepends=True), start=1):
         if not line.endswith(b"\n"):
@@ -51,6 +48,24 @@ def read_numbered_json_lines(path: str | os.PathLike) -> list[tuple[int, object]
         except json.JSONDecodeError:
             warnings.warn(f"{path}:{number}: dropping a line that is not valid JSON", stacklevel=2)
     return values
+
+
+def check_readable(path: str | os.PathLike) -> None:
+    """Raise :class:`UnreadableFileError` if ``path`` exists but cannot be read (without parsing it)."""
+    path = Path(path)
+    if path.exists():
+        try:
+            with open(path, "rb") as handle:
+                handle.read(1)
+        except OSError as error:
+            raise _unreadable(path, error) from error
+
+
+def _unreadable(path: Path, error: OSError) -> UnreadableFileError:
+    return UnreadableFileError(
+        f"{path} is not a readable records file ({error.strerror or error}); move it away or fix "
+        "its permissions"
+    )
 
 
 def read_json_lines(path: str | os.PathLike) -> list:
