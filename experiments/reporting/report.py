@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
-from omegaconf import DictConfig
 
 from disdf.atomic_files import remove_leftovers, replaced_atomically, write_text_atomically
 from experiments.reporting.section import Rendered, ReportContext, Section
@@ -37,9 +36,10 @@ from experiments.reporting.sections import (
     weight_fitting,
 )
 from experiments.running.config import ROOT
+from experiments.running.plan import RunPlan, plan_run
 from experiments.safety.folder_lock import FolderInUseError, exclusive_folder
 from experiments.safety.generation import add_to_generation, new_generation
-from experiments.safety.guards import check_headline_folder, writes_headline
+from experiments.safety.guards import writes_headline
 from experiments.safety.interrupts import run_interruptible
 
 log = logging.getLogger(__name__)
@@ -126,22 +126,21 @@ def _remove_others(folder: Path, rendered: Rendered) -> None:
             )
 
 
-def write_protocol(cfg: DictConfig) -> pd.DataFrame | None:
-    """The protocol section and tables of ``cfg``'s folder (what the runner writes after its units)."""
-    check_headline_folder(cfg)
-    folder = Path(cfg.runtime.output_dir)
+def write_protocol(plan: RunPlan) -> pd.DataFrame | None:
+    """The protocol section and tables of ``plan``'s folder (what the runner writes after its units)."""
+    folder = plan.runtime.output_dir
     with exclusive_folder(folder):
         remove_leftovers(folder)
-        rendered = write_sections(ReportContext(ROOT, folder, cfg), ["protocol"])["protocol"]
+        rendered = write_sections(ReportContext(ROOT, folder, plan), ["protocol"])["protocol"]
     if rendered is None:
         return None
     log.info(f"Wrote {folder / 'tables'} and {folder / 'REPORT.md'}")
     return rendered.result
 
 
-def write_report(cfg: DictConfig, names: list[str] | None) -> None:
-    """``names`` (default: all that apply) into ``cfg``'s folder; the headline's sections only in results/."""
-    folder = Path(cfg.runtime.output_dir)
+def write_report(plan: RunPlan, names: list[str] | None) -> None:
+    """``names`` (default: all that apply) into ``plan``'s folder; headline sections only in results/."""
+    folder = plan.runtime.output_dir
     headline = writes_headline(folder)
     names = names or (list(SECTION_ORDER) if headline else ["protocol"])
     if not headline and set(names) - {"protocol", "mnist_full"}:
@@ -150,8 +149,8 @@ def write_report(cfg: DictConfig, names: list[str] | None) -> None:
             "to the headline's REPORT.md (results/); this folder has only its protocol section"
         )
     if "protocol" in names:
-        write_protocol(cfg)
-    write_sections(ReportContext(ROOT, folder, cfg), [name for name in names if name != "protocol"])
+        write_protocol(plan)
+    write_sections(ReportContext(ROOT, folder, plan), [name for name in names if name != "protocol"])
     log.info(f"REPORT.md of {folder}: {', '.join(names)}")
 
 
@@ -165,8 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     os.chdir(ROOT)  # output folders are relative to the checkout, as under `make`
     try:
-        cfg = compose_config(*(args.overrides or ["experiment=paper"]))
-        run_interruptible(lambda: write_report(cfg, args.section), "REPORT.md")
+        plan = plan_run(compose_config(*(args.overrides or ["experiment=paper"])))
+        run_interruptible(lambda: write_report(plan, args.section), "REPORT.md")
     except (ValueError, FolderInUseError) as error:
         print(f"Nothing was written. {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omegaconf import DictConfig
+if TYPE_CHECKING:
+    from experiments.running.plan import RunPlan
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class ReportContext:
     root: Path
     folder: Path
     #: The run whose folder it is (the protocol section reads its records; headline sections need none).
-    cfg: DictConfig | None = None
+    plan: RunPlan | None = None
 
 
 @dataclass(frozen=True)

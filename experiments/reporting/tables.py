@@ -13,12 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omegaconf import DictConfig
 
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon
 from experiments.running import config as _config  # noqa: F401 - registers the schema
-from experiments.running.composition import compose_config, record_grid
+from experiments.running.composition import compose_config
 from experiments.running.config import ROOT
+from experiments.running.plan import RunPlan, plan_run
 from experiments.running.records import RecordGrid, RecordStore
 
 PAPER_TABLES = ROOT / "results" / "paper" / "paper_tables.csv"
@@ -36,12 +36,11 @@ def load_records(output_dir: Path, grid: RecordGrid) -> pd.DataFrame:
 
 def experiment_records(
     experiment: str, *overrides: str, folder: str = "", root: Path = ROOT
-) -> tuple[pd.DataFrame, DictConfig]:
+) -> tuple[pd.DataFrame, RunPlan]:
     """The records of an experiment as committed (its config hash, its output folder, or the
-    sub-folder ``folder`` of a multirun job) and its config."""
-    cfg = compose_config(f"experiment={experiment}", *overrides)
-    output_dir = root / cfg.runtime.output_dir / folder
-    return load_records(output_dir, record_grid(cfg)), cfg
+    sub-folder ``folder`` of a multirun job) and its plan."""
+    plan = plan_run(compose_config(f"experiment={experiment}", *overrides))
+    return load_records(root / plan.runtime.output_dir / folder, plan.grid), plan
 
 
 def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:

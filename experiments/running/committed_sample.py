@@ -27,11 +27,11 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from experiments.run import methods, run_units
-from experiments.running.composition import compose_config, config_hash, run_datasets
+from experiments.running.composition import compose_config
 from experiments.running.config import ROOT
-from experiments.running.protocol import all_units
+from experiments.running.plan import RunPlan, plan_run
 from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
+from experiments.running.runner import run_units
 from experiments.running.unit import TIMING_FIELDS
 
 #: The solver's diagnostics: with another numpy, scipy or OpenBLAS build the Newton step's products
@@ -194,17 +194,9 @@ def sample_config(sample: CommittedSample, part: Part, output_dir: str | Path, n
     )
 
 
-def sample_keys(cfg: DictConfig) -> set[tuple]:
-    """The record keys (with the config hash) of every unit ``cfg`` runs."""
-    digest = config_hash(cfg)
-    units = all_units(
-        run_datasets(cfg),
-        list(cfg.protocol.Ns),
-        list(cfg.protocol.Ts),
-        methods(cfg),
-        cfg.protocol.repetitions,
-    )
-    return {(*unit.key, digest) for unit in units}
+def sample_keys(plan: RunPlan) -> set[tuple]:
+    """The record keys (with the config hash) of every unit ``plan`` runs."""
+    return {(*unit.key, plan.config_hash) for unit in plan.protocol.units()}
 
 
 def records_of(output_dir: Path, datasets: Iterable[str], keys: set[tuple]) -> dict[tuple, dict]:
@@ -231,10 +223,10 @@ def compare_records(
     return Comparison(len(keys), differences)
 
 
-def compare_part(cfg: DictConfig, committed_dir: Path, rerun_dir: Path) -> Comparison:
-    """The records ``cfg`` ran into ``rerun_dir`` against those of the same keys in ``committed_dir``."""
-    keys = sample_keys(cfg)
-    datasets = run_datasets(cfg)
+def compare_part(plan: RunPlan, committed_dir: Path, rerun_dir: Path) -> Comparison:
+    """The records ``plan`` ran into ``rerun_dir`` against those of the same keys in ``committed_dir``."""
+    keys = sample_keys(plan)
+    datasets = plan.datasets
     return compare_records(
         records_of(committed_dir, datasets, keys), records_of(rerun_dir, datasets, keys), keys
     )
@@ -247,9 +239,9 @@ def rerun_part(
     if any((Path(output_dir) / "raw").glob("*.jsonl")):
         # run_units would resume: the records there would be compared, not recomputed ones.
         raise ValueError(f"{output_dir} already holds records: rerun a sample into a new folder")
-    cfg = sample_config(sample, part, output_dir, n_jobs)
-    run_units(cfg)
-    return compare_part(cfg, root / sample.folder / part.subfolder, output_dir)
+    plan = plan_run(sample_config(sample, part, output_dir, n_jobs))
+    run_units(plan)
+    return compare_part(plan, root / sample.folder / part.subfolder, output_dir)
 
 
 def rerun_sample(sample: CommittedSample, output_dir: Path, n_jobs: int = 1, root: Path = ROOT) -> Comparison:

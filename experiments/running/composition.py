@@ -12,13 +12,10 @@ from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 
 from disdf.cascade import CascadeForestClassifier
-from disdf.data_files import TABLES
 from disdf.discriminative import DisDFClassifier
 from disdf.fast_forest import KERNEL_VERSION
 from disdf.forest_specs import COMPILED_ENGINES
 from experiments.running.config import ROOT, model_defaults
-from experiments.running.protocol import test_size
-from experiments.running.records import RecordGrid
 
 CONFIG_PATH = str(ROOT / "configs")
 
@@ -136,11 +133,6 @@ def config_hash(cfg: DictConfig) -> str:
     return hashlib.sha256(json.dumps(result_config(cfg), sort_keys=True).encode()).hexdigest()[:12]
 
 
-def run_datasets(cfg: DictConfig) -> list[str]:
-    """The datasets a config runs (``datasets``, the one way to choose them)."""
-    return list(cfg.datasets)
-
-
 def estimator_specs(cfg: DictConfig, names) -> dict[str, dict]:
     """The estimator spec of each named method (``_target_`` and its parameters, configs/method/),
     resolved to plain containers for ``hydra.utils.instantiate``."""
@@ -163,30 +155,3 @@ def is_cascade(spec: dict) -> bool:
     """Whether a method's estimator is a cascade (it keeps levels), from its ``_target_``."""
     target = get_object(spec["_target_"])
     return isinstance(target, type) and issubclass(target, CascadeForestClassifier)
-
-
-def expected_test_size(cfg: DictConfig, dataset: str, N: int) -> int:
-    """The split rule's test-set size (experiments.running.protocol.draw_split): round(test_fraction N), or
-    every remaining example of a UCI table too small for both (protocol.cap_test_size)."""
-    n_test = test_size(N, cfg.protocol.test_fraction)
-    if dataset in TABLES and cfg.protocol.cap_test_size and N < TABLES[dataset].n_rows:
-        n_test = min(n_test, TABLES[dataset].n_rows - N)
-    return n_test
-
-
-def record_grid(cfg: DictConfig) -> RecordGrid:
-    """What the records of this config may be (see :class:`experiments.running.records.RecordGrid`)."""
-    names = methods(cfg)
-    specs = estimator_specs(cfg, names)
-    datasets = run_datasets(cfg)
-    return RecordGrid(
-        config_hash=config_hash(cfg),
-        datasets=frozenset(datasets),
-        Ns=frozenset(cfg.protocol.Ns),
-        Ts=frozenset(cfg.protocol.Ts),
-        methods=frozenset(names),
-        repetitions=int(cfg.protocol.repetitions),
-        cascades=frozenset(name for name in names if is_cascade(specs[name])),
-        n_test={(d, N): expected_test_size(cfg, d, N) for d in datasets for N in cfg.protocol.Ns},
-        grouped=cfg.protocol.split_groups is not None,
-    )

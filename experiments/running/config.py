@@ -1,7 +1,8 @@
 """Structured config schema: a typo or a wrong type fails at start with Hydra's message.
 
-Keys added with ``+`` (which Hydra lets past the schema) are refused before any
-work by :func:`experiments.safety.guards.check_known_keys`, against these dataclasses.
+Keys added with ``+`` (which Hydra lets past the schema; ``+model.lamda_=1``
+would be silently ignored) are refused before any work by :func:`check_known_keys`,
+against these dataclasses.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from disdf.datasets import DATA_DIR_ENV
 from disdf.discriminative import DEFAULT_TUNE_GRID
@@ -126,6 +127,28 @@ MODEL_DEFAULTS = ROOT / "configs" / "model" / "disdf.yaml"
 def model_defaults() -> dict[str, Any]:
     """configs/model/disdf.yaml, resolved: the model keys and their default values."""
     return OmegaConf.to_container(OmegaConf.load(MODEL_DEFAULTS), resolve=True)
+
+
+def check_known_keys(cfg: DictConfig) -> None:
+    """Refuse keys the schema does not know (typically added with ``+``), naming them and the known ones."""
+    schema = OmegaConf.structured(Config)
+    unknown_top = sorted(set(cfg.keys()) - set(schema.keys()) - {"hydra"})
+    if unknown_top:
+        hint = f" (datasets are chosen with datasets=[{cfg.dataset}])" if "dataset" in unknown_top else ""
+        raise ValueError(f"Unknown config key(s) {unknown_top}{hint}; known keys: {sorted(schema.keys())}")
+    for section in schema.keys():
+        if section == "model":
+            known = set(model_defaults())  # the model group's YAML is its schema
+        elif not OmegaConf.is_dict(schema[section]) or OmegaConf.get_type(schema[section]) is dict:
+            continue  # free-form: each entry of `methods` is an estimator spec, checked by instantiating it
+        else:
+            known = set(schema[section].keys())
+        unknown = sorted(set(cfg[section].keys()) - known)
+        if unknown:
+            raise ValueError(
+                f"Unknown key(s) {', '.join(f'{section}.{key}' for key in unknown)}; "
+                f"the keys of {section} are {sorted(known)}"
+            )
 
 
 def register() -> None:

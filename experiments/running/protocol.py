@@ -16,6 +16,7 @@ from itertools import product
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from disdf.data_files import TABLES
 from disdf.datasets import load_dataset, load_mnist, load_subjects
 
 #: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
@@ -38,6 +39,51 @@ class Unit:
     @property
     def key(self) -> tuple:
         return (self.dataset, self.N, self.T, self.method, self.repetition)
+
+
+@dataclass(frozen=True)
+class ProtocolPlan:
+    """Section 6's grid, data and split rule, as a run decided them
+    (:func:`experiments.running.plan.plan_run`; see :class:`experiments.running.config.ProtocolConfig`)."""
+
+    methods: tuple[str, ...]
+    Ns: tuple[int, ...]
+    Ts: tuple[int, ...]
+    repetitions: int
+    test_fraction: float
+    cap_test_size: bool
+    seed: int
+    train_draw: str
+    split_groups: str | None
+    label_fault: str
+    datasets: tuple[str, ...] = ()
+    #: The data folder (None: the library's default).
+    data_dir: str | None = None
+
+    def units(self) -> list[Unit]:
+        """Every unit, repetition-major (:func:`all_units`)."""
+        return all_units(self.datasets, self.Ns, self.Ts, self.methods, self.repetitions)
+
+    def pool(self, dataset: str) -> Pool:
+        """A dataset's pool as the protocol asks for it (groups, simulated faults)."""
+        return load_pool(dataset, self.data_dir, self.split_groups, self.label_fault)
+
+    def split_seed(self, unit: Unit) -> int:
+        """The seed of ``unit``'s split and estimators: shared by every T and method of a split."""
+        return split_seed(unit.dataset, unit.N, unit.repetition, self.seed)
+
+    def split(self, pool: Pool, unit: Unit, seed: int) -> Split:
+        """The training and test examples of ``unit``'s split, drawn as the protocol asks."""
+        n_test = test_size(unit.N, self.test_fraction)
+        return draw_split(pool, unit.N, n_test, seed, unit.dataset, self.cap_test_size, self.train_draw)
+
+    def expected_test_size(self, dataset: str, N: int) -> int:
+        """The split rule's test-set size: round(test_fraction N), or every remaining example of a UCI
+        table too small for both (``cap_test_size``)."""
+        n_test = test_size(N, self.test_fraction)
+        if dataset in TABLES and self.cap_test_size and N < TABLES[dataset].n_rows:
+            n_test = min(n_test, TABLES[dataset].n_rows - N)
+        return n_test
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,20 @@ written by the runner in unit order, so the records do not depend on it.
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from joblib import parallel_config
-from omegaconf import DictConfig
+from joblib import effective_n_jobs, parallel_config
 
 BACKENDS = ("loky", "dask")
 
 
 @contextmanager
-def sweep_backend(runtime: DictConfig, local_workers: int) -> Iterator[int]:
-    """Make ``runtime.backend`` joblib's backend for the block; yield the ``n_jobs`` to use in it.
+def sweep_backend(runtime: Any, local_workers: int) -> Iterator[int]:
+    """Make ``runtime.backend`` (a plan's runtime) joblib's backend in the block; yield its ``n_jobs``.
 
     ``local_workers``: the loky processes (``runtime.n_jobs`` capped to the cores and the splits).
     """
@@ -46,3 +48,16 @@ def sweep_backend(runtime: DictConfig, local_workers: int) -> Iterator[int]:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def local_workers(n_jobs: int, n_splits: int) -> int:
+    """Worker processes for ``runtime.n_jobs`` on this machine: never more than its cores or the splits."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0:
+        raise ValueError(f"runtime.n_jobs must be a nonzero integer (-1: every core); got {n_jobs!r}")
+    cores = os.cpu_count() or 1
+    if n_jobs < -cores:
+        raise ValueError(f"runtime.n_jobs={n_jobs} asks for {cores + 1 + n_jobs} cores of {cores}")
+    wanted = effective_n_jobs(n_jobs)
+    if wanted > cores:
+        warnings.warn(f"runtime.n_jobs={n_jobs} is more than the {cores} cores: using {cores}", stacklevel=2)
+    return max(1, min(wanted, cores, n_splits))

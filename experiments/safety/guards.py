@@ -1,7 +1,5 @@
 """A user's command means what it says: checks made before any work.
 
-* every key under the config's sections is one the schema knows (Hydra lets
-  ``+model.lamda_=1`` past a structured config; it would be silently ignored);
 * ``results/`` itself, the headline, is written only by ``experiment=paper`` as
   committed (its result config and its grid): any other run that points there
   is refused, so no example command can overwrite the headline's tables;
@@ -19,37 +17,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hydra.types import RunMode
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from experiments.running.composition import compose_config, config_hash
-from experiments.running.config import ROOT, Config, model_defaults
+from experiments.running.config import ROOT
 
 HEADLINE_DIR = ROOT / "results"
 HEADLINE_EXPERIMENT = "paper"
 #: Override keys that say where or how a job runs, not what it computes: left out of a job's folder name.
 NOT_IN_FOLDER_NAME = ("experiment", "runtime", "data", "hydra")
-
-
-def check_known_keys(cfg: DictConfig) -> None:
-    """Refuse keys the schema does not know (typically added with ``+``), naming them and the known ones."""
-    schema = OmegaConf.structured(Config)
-    unknown_top = sorted(set(cfg.keys()) - set(schema.keys()) - {"hydra"})
-    if unknown_top:
-        hint = f" (datasets are chosen with datasets=[{cfg.dataset}])" if "dataset" in unknown_top else ""
-        raise ValueError(f"Unknown config key(s) {unknown_top}{hint}; known keys: {sorted(schema.keys())}")
-    for section in schema.keys():
-        if section == "model":
-            known = set(model_defaults())  # the model group's YAML is its schema
-        elif not OmegaConf.is_dict(schema[section]) or OmegaConf.get_type(schema[section]) is dict:
-            continue  # free-form: each entry of `methods` is an estimator spec, checked by instantiating it
-        else:
-            known = set(schema[section].keys())
-        unknown = sorted(set(cfg[section].keys()) - known)
-        if unknown:
-            raise ValueError(
-                f"Unknown key(s) {', '.join(f'{section}.{key}' for key in unknown)}; "
-                f"the keys of {section} are {sorted(known)}"
-            )
 
 
 def headline_key(cfg: DictConfig) -> dict:
@@ -109,11 +85,11 @@ def job_folder(overrides: Iterable[str]) -> str:
 SWEEP_CLAIM = ".sweep_job.json"
 
 
-def claim_sweep_folder(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
+def claim_sweep_folder(output_dir: str | Path, hydra_cfg: DictConfig) -> None:
     """Refuse a multirun job whose folder an earlier job of the same sweep wrote (one folder per job)."""
     if hydra_cfg.mode != RunMode.MULTIRUN:
         return
-    claim = Path(cfg.runtime.output_dir) / SWEEP_CLAIM
+    claim = Path(output_dir) / SWEEP_CLAIM
     mine = {"sweep": str(hydra_cfg.sweep.dir), "overrides": sorted(hydra_cfg.overrides.task)}
     try:
         theirs = json.loads(claim.read_text(encoding="utf-8"))
@@ -121,7 +97,7 @@ def claim_sweep_folder(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
         theirs = None
     if isinstance(theirs, dict) and theirs.get("sweep") == mine["sweep"] and theirs != mine:
         raise ValueError(
-            f"runtime.output_dir={cfg.runtime.output_dir} is the folder of this sweep's job "
+            f"runtime.output_dir={output_dir} is the folder of this sweep's job "
             f"{theirs.get('overrides')} already: its tables and REPORT.md would be replaced. Give each "
             "job its own folder, e.g. runtime.output_dir=results/sweep/tau_${model.tau} with every swept "
             "key in it, or leave runtime.output_dir unset"

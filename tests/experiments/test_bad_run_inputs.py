@@ -15,9 +15,10 @@ from hydra.errors import ConfigCompositionException
 from records_for_tests import a_record
 
 from disdf.datasets import DataFileError
-from experiments.run import run_units
 from experiments.running.composition import compose_config
+from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore
+from experiments.running.runner import run_units
 from experiments.safety.durable import UnwritableFolderError
 
 
@@ -168,7 +169,7 @@ def test_a_read_only_output_folder_is_refused_before_any_work(tmp_path, data_dir
     folder = tmp_path / "read_only"
     folder.mkdir(mode=0o500)
     with pytest.raises(UnwritableFolderError, match=r"runtime\.output_dir=.*read_only.*Permission denied"):
-        run_units(runner_config(tmp_path, data_dir, f"runtime.output_dir={folder}"))
+        run_units(plan_run(runner_config(tmp_path, data_dir, f"runtime.output_dir={folder}")))
 
 
 @pytest.mark.parametrize(
@@ -177,7 +178,7 @@ def test_a_read_only_output_folder_is_refused_before_any_work(tmp_path, data_dir
 def test_bad_run_config_fails_before_any_work(tmp_path, data_dir, name, overrides, error, message):
     extra = overrides(tmp_path) if callable(overrides) else overrides
     with pytest.raises(error, match=message):
-        run_units(runner_config(tmp_path, data_dir, *extra))
+        run_units(plan_run(runner_config(tmp_path, data_dir, *extra)))
     assert not (tmp_path / "out" / "raw").exists()
 
 
@@ -203,7 +204,7 @@ def test_bad_data_file_is_named_before_any_work(tmp_path, data_dir, damage, mess
     """Every file is md5-checked; a missing one is fetched, which fails here as it does offline."""
     folder = copy_of_data(data_dir, tmp_path, damage)
     with pytest.raises(DataFileError, match=message):
-        run_units(runner_config(tmp_path, folder))
+        run_units(plan_run(runner_config(tmp_path, folder)))
     assert not (tmp_path / "out" / "raw").exists()
 
 
@@ -219,11 +220,11 @@ CORRUPTIONS = {
 @pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
 def test_a_corrupted_results_file_is_repaired_by_rerunning_its_units(tmp_path, data_dir, corruption):
     config = runner_config(tmp_path, data_dir, "datasets=[ecoli]")
-    assert run_units(config)["units_run"] == 4
+    assert run_units(plan_run(config))["units_run"] == 4
     raw = tmp_path / "out" / "raw" / "ecoli.jsonl"
     raw.write_text(CORRUPTIONS[corruption](raw.read_text()))
     with pytest.warns(UserWarning, match="cut a torn last line of 44 bytes and 0 complete|not valid JSON"):
-        rerun = run_units(config)
+        rerun = run_units(plan_run(config))
     assert rerun["units_run"] == (0 if corruption == "torn last line" else 1)
     with pytest.warns(UserWarning) if corruption == "garbled line" else nullcontext():
         records = RecordStore(tmp_path / "out" / "raw").read("ecoli")
@@ -354,7 +355,7 @@ def test_tables_count_distinct_repetitions_and_another_runs_table_goes_aloud(tmp
     tables.mkdir(parents=True)
     (tables / "ionosphere.md").write_text("another run's table")
     with pytest.warns(UserWarning, match="duplicate record"):
-        cells = write_protocol(cfg)
+        cells = write_protocol(plan_run(cfg))
     assert set(cells["n"]) == {2} and set(cells["dataset"]) == {"ecoli"}
     # Tables of another run never sit beside this run's unannounced: removed, and said so.
     assert not (tables / "ionosphere.md").exists()

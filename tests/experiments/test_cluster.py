@@ -10,8 +10,9 @@ import os
 import pytest
 from omegaconf import OmegaConf
 
-from experiments.run import run_units
 from experiments.running.composition import compose_config
+from experiments.running.plan import plan_run
+from experiments.running.runner import run_units
 from experiments.safety.soak import records_without_timing
 
 
@@ -28,8 +29,10 @@ def sweep_config(output_dir, data_dir, *overrides):
 
 @pytest.mark.slow
 def test_a_sweep_on_a_two_worker_dask_cluster_gives_the_loky_records(tmp_path, data_dir):
-    local = run_units(sweep_config(tmp_path / "loky", data_dir, "runtime.n_jobs=2"))
-    cluster = run_units(sweep_config(tmp_path / "dask", data_dir, "runtime=dask", "runtime.dask_workers=2"))
+    local = run_units(plan_run(sweep_config(tmp_path / "loky", data_dir, "runtime.n_jobs=2")))
+    cluster = run_units(
+        plan_run(sweep_config(tmp_path / "dask", data_dir, "runtime=dask", "runtime.dask_workers=2"))
+    )
     assert local["units_run"] == cluster["units_run"] == 2 * 2 * 2 * 2  # datasets x T x methods x repetitions
     assert (cluster["backend"], cluster["n_jobs"]) == ("dask", 2)
     records = records_without_timing(tmp_path / "dask" / "raw")
@@ -42,7 +45,7 @@ def test_runtime_groups_compose_and_a_bad_backend_is_refused(tmp_path, data_dir)
     assert (cfg.runtime.backend, cfg.runtime.scheduler_address) == ("dask", "tcp://head:8786")
     assert sweep_config(tmp_path, data_dir).runtime.backend == "loky"
     with pytest.raises(ValueError, match=r"runtime\.backend must be one of"):
-        run_units(sweep_config(tmp_path, data_dir, "runtime.backend=ray"))
+        run_units(plan_run(sweep_config(tmp_path, data_dir, "runtime.backend=ray")))
 
 
 def test_the_slurm_launcher_config_gives_a_valid_sbatch_script(tmp_path, monkeypatch):

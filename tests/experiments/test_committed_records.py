@@ -30,6 +30,7 @@ from experiments.running.committed_sample import (
 )
 from experiments.running.composition import compose_config
 from experiments.running.config import ROOT
+from experiments.running.plan import plan_run
 from experiments.running.records import ABSENT, RecordStore
 from experiments.safety.guards import job_folder
 
@@ -40,6 +41,7 @@ PARTS = [
 ]
 
 
+@pytest.mark.committed_records
 @pytest.mark.parametrize(("sample", "part"), PARTS)
 def test_a_rerun_of_the_sample_equals_the_committed_records(sample, part, data_dir, tmp_path):
     comparison = rerun_part(sample, part, tmp_path, n_jobs=1)
@@ -49,9 +51,11 @@ def test_a_rerun_of_the_sample_equals_the_committed_records(sample, part, data_d
 
 def headline_ecoli(tmp_path: Path):
     """The config of the headline's Ecoli part and its committed records, by key."""
-    cfg = sample_config(sample_named("headline"), Part("ecoli", ("datasets=[ecoli]",)), tmp_path / "rerun")
-    keys = sample_keys(cfg)
-    return cfg, keys, records_of(ROOT / "results", ["ecoli"], keys)
+    plan = plan_run(
+        sample_config(sample_named("headline"), Part("ecoli", ("datasets=[ecoli]",)), tmp_path / "rerun")
+    )
+    keys = sample_keys(plan)
+    return plan, keys, records_of(ROOT / "results", ["ecoli"], keys)
 
 
 def write_copy(folder: Path, records: list[dict]) -> Path:
@@ -165,8 +169,8 @@ def test_the_command_line_says_one_line_per_experiment_and_fails_on_a_difference
 def test_the_sample_configs_have_the_committed_hash_and_one_repetition(tmp_path):
     for sample in SAMPLES:
         for part in sample.parts:
-            cfg = sample_config(sample, part, tmp_path)
-            assert cfg.protocol.repetitions == 1
+            plan = plan_run(sample_config(sample, part, tmp_path))
+            assert plan.protocol.repetitions == 1
             with (ROOT / sample.folder / part.subfolder / "runs.jsonl").open() as runs:
                 hashes = {json.loads(line)["config_hash"] for line in runs}
-            assert {key[-1] for key in sample_keys(cfg)} <= hashes, (sample.name, part.label)
+            assert {key[-1] for key in sample_keys(plan)} <= hashes, (sample.name, part.label)

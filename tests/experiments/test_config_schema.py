@@ -5,8 +5,7 @@ wiring in configs/method/disdf.yaml), and adding it at the estimator's default c
 import pytest
 
 from experiments.running.composition import compose_config, config_hash
-from experiments.running.config import model_defaults
-from experiments.safety.guards import check_known_keys
+from experiments.running.config import check_known_keys, model_defaults
 
 
 def test_the_model_keys_are_the_yamls():

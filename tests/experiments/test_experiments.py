@@ -12,10 +12,11 @@ from scipy import stats
 
 from experiments.reporting.report import write_protocol
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
-from experiments.run import run_units
 from experiments.running.composition import compose_config
+from experiments.running.plan import plan_run
 from experiments.running.protocol import Pool, draw_split, split_seed
 from experiments.running.records import RecordStore
+from experiments.running.runner import run_units
 from experiments.running.unit import TIMING_FIELDS
 from experiments.safety.provenance import library_versions
 
@@ -141,10 +142,8 @@ def test_typos_and_wrong_types_fail_at_start(override):
 
 def test_a_model_value_of_the_wrong_type_is_refused_by_its_estimators_table():
     """model.* is typed by the estimators' parameter tables (its YAML is only its schema of keys)."""
-    from experiments.running.preflight import check_config
-
     with pytest.raises(TypeError, match=r"tune must be True or False; got 'maybe'"):
-        check_config(make_config("experiment=smoke", "model.tune=maybe"))
+        plan_run(make_config("experiment=smoke", "model.tune=maybe"))
 
 
 def smoke_config(output_dir, *overrides):
@@ -168,8 +167,8 @@ def all_records(output_dir):
 def uninterrupted(tmp_path_factory, data_dir):
     output = tmp_path_factory.mktemp("full")
     cfg = smoke_config(output, "runtime.n_jobs=2", f"data.dir={data_dir}")
-    summary = run_units(cfg)
-    write_protocol(cfg)
+    summary = run_units(plan_run(cfg))
+    write_protocol(plan_run(cfg))
     return output, summary
 
 
@@ -207,15 +206,15 @@ def test_resume_yields_the_records_of_an_uninterrupted_run(uninterrupted, tmp_pa
     full_output, _ = uninterrupted
     # First half: one repetition, then a crash that leaves a torn line.
     first = run_units(
-        smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1", "protocol.repetitions=1")
+        plan_run(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1", "protocol.repetitions=1"))
     )
     assert first["units_run"] == 4
     with open(tmp_path / "raw" / "ecoli.jsonl", "a") as handle:
         handle.write('{"dataset": "ecoli", "N": 30, "T"')
     with pytest.warns(UserWarning, match="torn last line"):
-        second = run_units(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1"))
+        second = run_units(plan_run(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1")))
     assert second["units_run"] == 4
-    again = run_units(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1"))
+    again = run_units(plan_run(smoke_config(tmp_path, f"data.dir={data_dir}", "runtime.n_jobs=1")))
     assert again["units_run"] == 0
     resumed = all_records(tmp_path)
     assert len(resumed) == 8
@@ -406,7 +405,7 @@ def test_a_method_is_a_yaml_entry_and_its_own_values_enter_the_hash(tmp_path, da
         "protocol.repetitions=1",
     )
     assert config_hash(cfg) != config_hash(base)
-    assert run_units(cfg)["units_run"] == 2
+    assert run_units(plan_run(cfg))["units_run"] == 2
     records = RecordStore(tmp_path / "raw").read("ecoli")
     assert sorted(r["method"] for r in records) == ["gcforest", "level1"]
     assert next(r for r in records if r["method"] == "level1")["n_levels"] == 1

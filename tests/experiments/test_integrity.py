@@ -15,7 +15,8 @@ from records_for_tests import a_record
 
 from experiments.reporting.report import write_protocol
 from experiments.reporting.tables import experiment_records
-from experiments.running.composition import compose_config, config_hash, record_grid
+from experiments.running.composition import compose_config, config_hash
+from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore
 from experiments.safety.generation import (
     IncompleteOutputsError,
@@ -77,7 +78,7 @@ def test_a_record_the_grid_or_the_split_rule_forbids_is_not_counted_and_named(
     tmp_path, name, changes, warning
 ):
     cfg = smoke_config(tmp_path)
-    grid = record_grid(cfg)
+    grid = plan_run(cfg).grid
     store = RecordStore(tmp_path / "raw")
     store.append_many([smoke_record(cfg), smoke_record(cfg, method="disdf")])
     store.append_many([smoke_record(cfg, **{"repetition": 1, **changes})])
@@ -92,7 +93,7 @@ def test_a_baseline_with_levels_is_not_counted(tmp_path):
     store = RecordStore(tmp_path / "raw")
     good = a_record(config_hash=config_hash(cfg), method="knn", N=50, T=100, n_test=33, accuracy=11 / 33)
     store.append_many([{**good, "n_levels": 0, "level_scores": []}, {**good, "repetition": 1}])
-    records, said = read_with_warnings(store, record_grid(cfg))
+    records, said = read_with_warnings(store, plan_run(cfg).grid)
     assert len(records) == 1 and "method 'knn' has no cascade" in said
 
 
@@ -109,7 +110,7 @@ def test_tables_count_only_the_grid(tmp_path, data_dir):
     )
     store.append_many([smoke_record(cfg, repetition=7, accuracy=0.0)])
     with pytest.warns(UserWarning, match="repetition 7 is not in"):
-        cells = write_protocol(cfg)
+        cells = write_protocol(plan_run(cfg))
     assert set(cells["n"]) == {2} and set(cells["mean"].round(3)) == {0.7}
 
 
@@ -164,7 +165,7 @@ def written_outputs(tmp_path, data_dir):
     store.append_many(
         [smoke_record(cfg, method=m, repetition=r) for r in (0, 1) for m in ("gcforest", "disdf")]
     )
-    write_protocol(cfg)
+    write_protocol(plan_run(cfg))
     return cfg, tmp_path / "out"
 
 
@@ -187,11 +188,11 @@ def test_an_interrupted_write_is_marked_incomplete(tmp_path, data_dir, monkeypat
 
     monkeypatch.setattr(report, "put_section", killed)  # tables written, REPORT.md not
     with pytest.raises(KeyboardInterrupt):
-        write_protocol(cfg)
+        write_protocol(plan_run(cfg))
     with pytest.raises(IncompleteOutputsError, match="incomplete"):
         check_generation(out)
     monkeypatch.undo()
-    write_protocol(cfg)
+    write_protocol(plan_run(cfg))
     assert check_generation(out)["complete"]
 
 
@@ -235,7 +236,7 @@ def test_two_jobs_of_one_sweep_never_share_a_folder(tmp_path):
 
     from experiments.safety.guards import claim_sweep_folder
 
-    cfg = smoke_config(tmp_path)
+    output = smoke_config(tmp_path).runtime.output_dir
     (tmp_path / "out").mkdir()
 
     def job(*task, sweep="multirun/1"):
@@ -243,18 +244,18 @@ def test_two_jobs_of_one_sweep_never_share_a_folder(tmp_path):
             {"mode": RunMode.MULTIRUN, "overrides": {"task": list(task)}, "sweep": {"dir": sweep}}
         )
 
-    claim_sweep_folder(cfg, job("model.tau=0.5"))
-    claim_sweep_folder(cfg, job("model.tau=0.5"))  # the same job again (a resume) is welcome
+    claim_sweep_folder(output, job("model.tau=0.5"))
+    claim_sweep_folder(output, job("model.tau=0.5"))  # the same job again (a resume) is welcome
     with pytest.raises(ValueError, match=r"is the folder of this sweep's job \['model\.tau=0\.5'\] already"):
-        claim_sweep_folder(cfg, job("model.tau=1.5"))
-    claim_sweep_folder(cfg, job("model.tau=1.5", sweep="multirun/2"))  # a later sweep takes it over
+        claim_sweep_folder(output, job("model.tau=1.5"))
+    claim_sweep_folder(output, job("model.tau=1.5", sweep="multirun/2"))  # a later sweep takes it over
 
 
 # --- a solver failure is said on the console ------------------------------------------------------
 
 
 def test_a_split_whose_solves_fell_back_is_said_on_the_console(caplog):
-    from experiments.run import say_solver_failures
+    from experiments.running.runner import say_solver_failures
 
     warning = "solver 'qp' failed on 2 of 12 weight problems at level 1; solved them with solver_fallback=..."
     records = [a_record(method="disdf", solver_fallbacks=2, warnings=[warning]), a_record()]

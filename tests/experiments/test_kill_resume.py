@@ -6,6 +6,7 @@ byte-identical tables across runs and across runtime.n_jobs = 1 and 2.
 
 import pytest
 
+from experiments.running.plan import plan_run
 from experiments.safety.soak import (
     compare_with,
     kill_and_resume,
@@ -78,8 +79,8 @@ def hold_folder_in_another_process(folder):
 def test_a_second_run_on_a_folder_is_refused_at_once_and_a_killed_holder_leaves_no_lock(tmp_path, data_dir):
     import signal
 
-    from experiments.run import run_units
     from experiments.running.composition import compose_config
+    from experiments.running.runner import run_units
     from experiments.safety.folder_lock import FolderInUseError
 
     output = tmp_path / "out"
@@ -89,20 +90,22 @@ def test_a_second_run_on_a_folder_is_refused_at_once_and_a_killed_holder_leaves_
         with pytest.raises(
             FolderInUseError, match=rf"{output}.* another run \(.*\"pid\": {holder.pid}.*\"host\""
         ):
-            run_units(cfg)
+            run_units(plan_run(cfg))
         assert not (output / "raw").exists()  # refused before any work
     finally:
         holder.send_signal(signal.SIGKILL)
         holder.wait()
     # The kernel dropped the killed holder's lock: the same folder can be written again.
     summary = run_units(
-        compose_config(
-            *sweep(data_dir, 1),
-            "protocol.repetitions=1",
-            f"runtime.output_dir={output}",
-            "runtime.progress=false",
-            "datasets=[ecoli]",
-            "protocol.Ns=[30]",
+        plan_run(
+            compose_config(
+                *sweep(data_dir, 1),
+                "protocol.repetitions=1",
+                f"runtime.output_dir={output}",
+                "runtime.progress=false",
+                "datasets=[ecoli]",
+                "protocol.Ns=[30]",
+            )
         )
     )
     assert summary["units_run"] == 4
@@ -116,20 +119,20 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
 
     from disdf.atomic_files import is_leftover, remove_leftovers
     from experiments.reporting.report import write_protocol
-    from experiments.run import run_units
     from experiments.running.composition import compose_config
+    from experiments.running.runner import run_units
 
     output = tmp_path / "out"
     overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
     cfg = compose_config(*overrides, f"runtime.output_dir={output}", "runtime.progress=false")
-    run_units(cfg)
-    write_protocol(cfg)
+    run_units(plan_run(cfg))
+    write_protocol(plan_run(cfg))
     leftover = output / "tables" / ".ecoli.csv.k2j3h4l5.tmp.csv"
     leftover.write_text((output / "tables" / "ecoli.csv").read_text())  # a kill between write and rename
     from scripts.figures.plotting import read_cells
 
     assert is_leftover(leftover) and len(read_cells(output)) == 4  # 1 N x 2 T x 2 methods, not twice
-    write_protocol(cfg)
+    write_protocol(plan_run(cfg))
     assert not leftover.exists() and remove_leftovers(output) == []
     mode = stat.S_IMODE(os.stat(output / "raw" / "ecoli.jsonl").st_mode)
     for written in (output / "tables" / "ecoli.md", output / "REPORT.md"):
@@ -143,8 +146,8 @@ def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_it
     import os
     import shutil
 
-    from experiments.run import run_units
     from experiments.running.composition import compose_config
+    from experiments.running.runner import run_units
     from experiments.safety import durable
     from experiments.safety.durable import DiskFullError, append_json_lines
 
@@ -155,7 +158,7 @@ def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_it
     with pytest.raises(
         DiskFullError, match=rf"runtime\.output_dir='{output}' has 10,000 bytes free; .* needs at least"
     ):
-        run_units(cfg)
+        run_units(plan_run(cfg))
     assert not (output / "raw").exists()
 
     def disk_full(descriptor, data):
@@ -167,19 +170,19 @@ def test_too_little_disk_is_refused_before_any_work_and_a_failed_append_names_it
 
 
 def test_a_run_that_logged_nothing_gets_its_runs_entry_on_the_next_run(tmp_path, data_dir):
-    from experiments.run import run_units
     from experiments.running.composition import compose_config
+    from experiments.running.runner import run_units
     from experiments.safety.durable import read_json_lines
 
     output = tmp_path / "out"
     overrides = [*sweep(data_dir, 1), "protocol.repetitions=1", "datasets=[ecoli]", "protocol.Ns=[30]"]
     cfg = compose_config(*overrides, f"runtime.output_dir={output}", "runtime.progress=false")
-    assert run_units(cfg)["units_run"] == 4
+    assert run_units(plan_run(cfg))["units_run"] == 4
     (output / "runs.jsonl").unlink()  # as if the run had been killed before it could log itself
-    assert run_units(cfg)["units_run"] == 0
+    assert run_units(plan_run(cfg))["units_run"] == 0
     (entry,) = read_json_lines(output / "runs.jsonl")
     assert entry["lost_summary"] and entry["units_run"] == 4 and entry["wall_seconds"] is None
-    run_units(cfg)
+    run_units(plan_run(cfg))
     assert len(read_json_lines(output / "runs.jsonl")) == 1  # logged once
 
 

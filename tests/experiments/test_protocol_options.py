@@ -85,7 +85,7 @@ def test_label_faults_misalign_once_per_dataset_or_invert_the_test_labels():
 
 
 def test_each_option_enters_the_hash_only_when_set_and_bad_values_are_named():
-    from experiments.run import check_protocol
+    from experiments.running.plan import plan_run
 
     base = config_hash(compose_config("experiment=paper"))
     for override in (
@@ -101,4 +101,4 @@ def test_each_option_enters_the_hash_only_when_set_and_bad_values_are_named():
         ("protocol.split_groups=patient", "split_groups"),
     ):
         with pytest.raises(ValueError, match=name):
-            check_protocol(compose_config("experiment=paper", override))
+            plan_run(compose_config("experiment=paper", override))

@@ -50,9 +50,8 @@ COMMANDS = readme_run_commands()
 @pytest.mark.parametrize("words", COMMANDS, ids=[" ".join(words) for words in COMMANDS])
 def test_every_readme_run_command_composes_and_passes_the_checks(words):
     """What a user copies from the README is a valid command (sweeps: their first value)."""
-    from experiments.run import check_model, check_protocol
     from experiments.running.composition import compose_config
-    from experiments.safety.guards import check_headline_folder, check_known_keys
+    from experiments.running.plan import plan_run
 
     overrides = []
     for word in words:
@@ -62,11 +61,7 @@ def test_every_readme_run_command_composes_and_passes_the_checks(words):
         if "," in value and not value.startswith("["):
             value = value.split(",")[0]
         overrides.append(f"{key}={value}")
-    cfg = compose_config(*overrides)
-    check_known_keys(cfg)
-    check_headline_folder(cfg)
-    check_protocol(cfg)
-    check_model(cfg)
+    plan_run(compose_config(*overrides))
 
 
 def test_the_readme_shows_at_least_the_commands_it_promises():

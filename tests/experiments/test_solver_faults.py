@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from disdf import DisDFClassifier, SolverFallbackWarning, WeightSolverError
+from experiments.running.plan import plan_run
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(45, 4))
@@ -99,14 +100,14 @@ def test_degenerate_weight_problems_inside_the_estimator_give_no_warnings():
 
 @pytest.mark.slow
 def test_in_a_sweep_the_error_names_the_split_and_keeps_what_was_recorded(tmp_path, data_dir):
-    from experiments.run import run_units
     from experiments.running.composition import compose_config
     from experiments.running.records import RecordStore
+    from experiments.running.runner import run_units
 
     def run(*overrides):
         base = ["experiment=smoke", "datasets=[ecoli]", "protocol.Ts=[10]", "protocol.repetitions=1"]
         settings = [f"runtime.output_dir={tmp_path}", f"data.dir={data_dir}", "runtime.progress=false"]
-        return run_units(compose_config(*base, *settings, "runtime.n_jobs=1", *overrides))
+        return run_units(plan_run(compose_config(*base, *settings, "runtime.n_jobs=1", *overrides)))
 
     run()
     raw = tmp_path / "raw" / "ecoli.jsonl"
