@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test lint format bench bench-df21 soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install test test-records lint format bench bench-df21 soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -22,9 +22,15 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'disdf-checkout.pth').write_text('$(CURDIR)\n')"
 	touch $@
 
-# CI's tier: every module, without the slow tier (end-to-end runs, kills, clusters, estimator checks).
+# The everyday tier: every module, without the slow tier (end-to-end runs, kills, clusters, estimator
+# checks) and without the reruns of the committed records' sample (make test-records).
 test: install
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not slow"
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not slow and not committed_records"
+
+# A sample of every committed experiment's records (one repetition per cell) recomputed and compared
+# field by field with results/ (CI runs it after make test; about 3.5 CPU-minutes).
+test-records: install
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m committed_records
 
 # Everything, the slow tier included.
 test-full: install
