@@ -50,10 +50,12 @@ autodoc_default_options = {
     "members": True,
     "undoc-members": True,
     "inherited-members": SKLEARN_BASES
-    + ",Exception,UserWarning,RuntimeError,MemoryError,ValueError,dict,tuple",
+    + ",BaseException,Exception,Warning,UserWarning,RuntimeError,MemoryError,ValueError,dict,tuple",
     "show-inheritance": True,
 }
 autodoc_member_order = "bysource"
+# The page's table of contents lists "fit()", not "CascadeForestClassifier.fit()": it fits the sidebar.
+toc_object_entries_show_parents = "hide"
 autosummary_generate = True
 autosummary_imported_members = False
 # The top-level names (disdf.DisDFClassifier, ...) are documented once, on the package's page; the
@@ -145,7 +147,12 @@ html_title = f"disdf {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
-    "secondary_sidebar_items": ["page-toc"],
+    # The examples' code is wide: their pages give the right-hand column to it.
+    "secondary_sidebar_items": {
+        pattern: ["page-toc"]
+        for pattern in ("index", "getting_started", "api", "glossary", "user_guide/*", "generated/*")
+    }
+    | {"auto_examples/*": []},
     "footer_start": ["copyright"],
     "footer_end": [],
 }
