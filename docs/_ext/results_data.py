@@ -100,12 +100,13 @@ def headline_verdicts(argument: str, used) -> list[str]:
     for name in DATASETS:
         table = [r for r in read_csv(RESULTS / "tables" / f"{name}.csv", used) if r["method"] == "disdf"]
         verdicts = [r["verdict"] for r in table]
+        better, worse = sum("better" in v for v in verdicts), sum("worse" in v for v in verdicts)
         differences = [100 * float(r["difference"]) for r in table]
         theirs = [100 * (v["disdf"] - v["gcforest"]) for (d, _, _), v in paper.items() if d == name]
         rows.append(
             (
                 NAMES[name],
-                f"{sum('better' in v for v in verdicts)} / {sum('worse' in v for v in verdicts)} of {len(table)}",
+                f"{better} / {worse} of {len(table)}",
                 pp(statistics.mean(differences)),
                 f"{pp(min(differences))} to {pp(max(differences))}",
                 pp(statistics.mean(theirs)),
