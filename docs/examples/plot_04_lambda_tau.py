@@ -46,8 +46,9 @@ for a, tau in enumerate(taus):
     )
 
 # %%
-# Large λ gives back gcForest's uniform weights (T effective trees); small λ lets the
-# hinge choose few trees. τ moves the weights most where λ is small.
+# Large λ gives back gcForest's uniform weights (T effective trees); small λ lets the hinge
+# concentrate the weights on fewer trees, the more so the larger τ. On a dataset as easy as wine
+# the accuracies differ by little against their spread over the splits.
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for a, tau in enumerate(taus):
