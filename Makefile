@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install test test-records lint format bench bench-df21 soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install docs test test-records lint format bench bench-df21 soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -32,17 +32,22 @@ test: install
 test-records: install
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m committed_records
 
+# The documentation site into docs/_build/html: warnings are errors, every cross-reference resolved (-n),
+# the examples of docs/examples/ executed (their times: docs/sg_execution_times.rst), numbers read from results/.
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -n -b html docs docs/_build/html
+
 # Everything, the slow tier included.
 test-full: install
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 lint: install
-	$(BIN)/ruff check disdf experiments tests scripts
-	$(BIN)/ruff format --check disdf experiments tests scripts
+	$(BIN)/ruff check disdf experiments tests scripts docs
+	$(BIN)/ruff format --check disdf experiments tests scripts docs
 
 format: install
-	$(BIN)/ruff format disdf experiments tests scripts
-	$(BIN)/ruff check --fix disdf experiments tests scripts
+	$(BIN)/ruff format disdf experiments tests scripts docs
+	$(BIN)/ruff check --fix disdf experiments tests scripts docs
 
 # The benchmarks' committed evidence: --record writes results/bench/ (without it a script writes build/bench/).
 # Before/after: the tree kernel of OLD_REF against this checkout's; the solver's defaults against

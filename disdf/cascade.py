@@ -97,8 +97,12 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     augmentation : {"cumulative", "previous"}, default="cumulative"
         Level q's input: ``"cumulative"`` is eq. (40), (x, v^(1), ..., v^(q-1));
         ``"previous"`` is (x, v^(q-1)), the official gcForest's choice.
-    max_depth, min_samples_split, min_samples_leaf :
-        Tree growth limits; the default grows trees fully.
+    max_depth : int or None, default=None
+        Depth limit of every tree; None grows trees fully.
+    min_samples_split : int, default=2
+        Fewest examples a node needs to be split.
+    min_samples_leaf : int, default=1
+        Fewest examples in a leaf.
     n_jobs : int, default=None
         Threads over the M x K fold models of a level (joblib semantics).
         Results do not depend on it.
@@ -141,6 +145,37 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
         Tree weights of every fold model (uniform for gcForest).
     n_features_in_ : int
+        Number of features seen at fit.
+
+    See Also
+    --------
+    disdf.DisDFClassifier : the same cascade with learned tree weights.
+
+    References
+    ----------
+    .. [1] Z.-H. Zhou and J. Feng, "Deep Forest: Towards an Alternative to Deep Neural
+       Networks", Proceedings of IJCAI 2017, pp. 3553-3559; extended as "Deep forest",
+       National Science Review 6(1), 74-86, 2019.
+    .. [2] L. V. Utkin and M. A. Ryabinin, "Discriminative Metric Learning with Deep
+       Forest", International Journal on Artificial Intelligence Tools, 2019.
+       arXiv:1705.09620 (its baseline "gcF").
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import train_test_split
+    >>> from disdf import CascadeForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=0)
+    >>> model = CascadeForestClassifier(n_trees=20, random_state=0).fit(X_train, y_train)
+    >>> model.n_levels_ >= 1 and len(model.level_scores_) >= model.n_levels_
+    True
+    >>> model.predict(X_test[:3]).shape
+    (3,)
+    >>> model.score(X_test, y_test) > 0.85
+    True
+    >>> model.transform(X_test[:3]).shape  # 4 forests x 3 classes: the learned representation
+    (3, 12)
     """
 
     def __init__(

@@ -89,13 +89,18 @@ class DisDFClassifier(CascadeForestClassifier):
         the Manhattan distance between two class vectors, which lies in [0, 2]:
         tau = 1 asks every different-class pair to be at total-variation
         distance at least 1/2; tau >= 2 keeps every hinge active.
-    solver : {"frank_wolfe_away", "frank_wolfe", "qp", "uniform", "stochastic_frank_wolfe"}
+    solver : {"frank_wolfe_away", "frank_wolfe", "qp", "uniform", "stochastic_frank_wolfe"}, \
+            default="frank_wolfe_away"
+        How w is found (:data:`disdf.weights.registry.SOLVER_REGISTRY`).
+        ``"frank_wolfe_away"``: away-step Frank-Wolfe with exact line search,
+        to a duality gap of 1e-6 J. ``"frank_wolfe"``: the paper's algorithm
+        as printed. ``"qp"``: the exact QP in cvxpy.
         ``"uniform"`` (w = 1/T) makes DisDF identical to gcForest.
         ``"stochastic_frank_wolfe"`` draws different-class pairs instead of
         storing Q for all n^2/2 of them
         (:mod:`disdf.weights.stochastic_frank_wolfe`): memory O(batch_size * T)
         beyond the held-out probabilities, for training sets of thousands of
-        examples and more; its optimum is approximate (see the README). Its
+        examples and more; its optimum is approximate. Its
         pair draws are seeded from the fold model's seed.
     solver_options : dict, default=None
         Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,
@@ -108,17 +113,18 @@ class DisDFClassifier(CascadeForestClassifier):
         ``tune_grid`` by the level's out-of-fold accuracy (ties: the larger mean
         out-of-fold probability of the true class), re-solving only the
         weights, warm-started. Test data is never involved.
-    tune_grid : dict with keys "lambda_" and "tau", default=None
-        None means :data:`DEFAULT_TUNE_GRID`. ``set_params(tune_grid__tau=[...])`` sets one
-        entry of a copy (None: of the default grid).
+    tune_grid : dict with keys ``"lambda_"`` and ``"tau"``, default=None
+        None means :data:`~disdf.discriminative.DEFAULT_TUNE_GRID`.
+        ``set_params(tune_grid__tau=[...])`` sets one entry of a copy (None: of
+        the default grid).
     solver_fallback : str or None, default=None
         What to do when ``solver`` fails (e.g. qp ends in status
         ``user_limit`` or ``solver_error``). None: raise a
-        :class:`~disdf.weights.WeightSolverError` naming the level, forest,
+        :class:`~disdf.weights.result.WeightSolverError` naming the level, forest,
         fold, solver and status. A solver name (e.g. ``"frank_wolfe_away"``):
         solve that problem with it instead (default options, same warm start),
         warn once per level with :class:`SolverFallbackWarning`, and record
-        the reason as ``fallback_reason`` in :attr:`solver_diagnostics_`.
+        the reason as ``fallback_reason`` in ``solver_diagnostics_``.
         Only the exact solvers fail this way and serve as a fallback: not
         with ``solver="stochastic_frank_wolfe"``.
 
@@ -151,8 +157,48 @@ class DisDFClassifier(CascadeForestClassifier):
         Objective, duality gap, iterations, seconds and status of each solve,
         and ``fallback_reason`` (None unless ``solver_fallback`` solved it).
     tuned_params_ : list (level) of dict
-        The (lambda_, tau) used at each kept level and, with ``tune``, the
+        The ``(lambda_, tau)`` used at each kept level and, with ``tune``, the
         out-of-fold accuracy of every grid point.
+
+    See Also
+    --------
+    disdf.CascadeForestClassifier : gcForest, the same cascade with w = 1/T.
+    disdf.weights.solve_weights : one forest's weight problem, eq. (70)-(72).
+
+    References
+    ----------
+    .. [1] L. V. Utkin and M. A. Ryabinin, "Discriminative Metric Learning with Deep
+       Forest", International Journal on Artificial Intelligence Tools, 2019.
+       arXiv:1705.09620.
+    .. [2] Z.-H. Zhou and J. Feng, "Deep Forest: Towards an Alternative to Deep Neural
+       Networks", Proceedings of IJCAI 2017, pp. 3553-3559; extended as "Deep forest",
+       National Science Review 6(1), 74-86, 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import train_test_split
+    >>> from disdf import DisDFClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=0)
+    >>> model = DisDFClassifier(n_trees=20, random_state=0).fit(X_train, y_train)
+    >>> model.score(X_test, y_test) > 0.85
+    True
+
+    Every fold model's tree weights lie on the unit simplex, eq. (42):
+
+    >>> w = model.weights_[0][0][0]  # level 1, forest 1, fold model 1
+    >>> w.shape, bool(np.isclose(w.sum(), 1.0)), bool((w >= 0).all())
+    ((20,), True, True)
+
+    ``solver="uniform"`` gives every tree 1/T: DisDF is then gcForest.
+
+    >>> from disdf import CascadeForestClassifier
+    >>> uniform = DisDFClassifier(n_trees=20, solver="uniform", random_state=0).fit(X_train, y_train)
+    >>> gcf = CascadeForestClassifier(n_trees=20, random_state=0).fit(X_train, y_train)
+    >>> bool((uniform.predict_proba(X_test) == gcf.predict_proba(X_test)).all())
+    True
     """
 
     #: The cascade's parameters, then DisDF's: the solver before the parameters that read it (its

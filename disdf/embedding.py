@@ -30,7 +30,7 @@ class EmbeddingKNeighborsClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    embedding : transformer
+    embedding : transformer, default=None
         E.g. :class:`disdf.DisDFClassifier`, :class:`disdf.CascadeForestClassifier`,
         ``StandardScaler()`` (the raw features) or
         ``NeighborhoodComponentsAnalysis()``. It is cloned at fit.
@@ -39,6 +39,30 @@ class EmbeddingKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         The distance in the representation (the paper's d_1 between class vectors).
     n_trees, random_state, n_jobs : default=None
         Set on the cloned ``embedding`` where it has such a parameter (the protocol passes them).
+
+    See Also
+    --------
+    disdf.pair_distances.PairDistances.pair_distance : the distance between two samples' class vectors.
+
+    References
+    ----------
+    .. [1] L. V. Utkin and M. A. Ryabinin, "Discriminative Metric Learning with Deep
+       Forest", International Journal on Artificial Intelligence Tools, 2019.
+       arXiv:1705.09620.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import train_test_split
+    >>> from disdf import DisDFClassifier
+    >>> from disdf.embedding import EmbeddingKNeighborsClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=0)
+    >>> knn = EmbeddingKNeighborsClassifier(DisDFClassifier(n_trees=10), random_state=0)
+    >>> knn.fit(X_train, y_train).score(X_test, y_test) > 0.85
+    True
+    >>> sorted(knn.evaluation_scores(X_test, y_test))
+    ['knn1_accuracy', 'pair_auc']
     """
 
     def __init__(

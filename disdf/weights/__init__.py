@@ -37,7 +37,7 @@ def solve_weights(
     """Minimise J(w) of eq. (70)-(72) over the unit simplex with the named solver.
 
     ``problem`` is the kind the solver reads and ``options`` are checked
-    against its options table (its entry in :data:`SOLVER_REGISTRY`); ``w0``
+    against its options table (its entry in :data:`~disdf.weights.registry.SOLVER_REGISTRY`); ``w0``
     warm-starts the iterative solvers.
 
     Every solve goes through here, and its numbers are checked, not trusted: a

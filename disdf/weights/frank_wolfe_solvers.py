@@ -58,8 +58,8 @@ def exact_line_search(
 ) -> float:
     """argmin over gamma in [0, gamma_max] of J(w + gamma d) (compiled: it runs every iteration).
 
-    Along the segment, J is a convex piecewise quadratic:
-        phi(g) = sum_t c_t (w_t + g d_t)^2 + sum_p max(0, S_p - g r_p)^2,
+    Along the segment, J is a convex piecewise quadratic,
+    ``phi(g) = sum_t c_t (w_t + g d_t)^2 + sum_p max(0, S_p - g r_p)^2``,
     with c = pi + lambda and r = Q d. Its derivative is piecewise linear and
     non-decreasing; the breakpoints g_p = S_p / r_p are sorted once and the
     active-set sums are accumulated, so the root is found in O(P log P).
@@ -118,9 +118,9 @@ def support_newton_target(
 
     The set S is ``candidates`` (a boolean mask over the trees), by default the
     support of w. With A the pairs whose hinge is active (S_ij > 0), on S J is
-    the quadratic sum_S c_t w_t^2 + ||tau - Q_AS w_S||^2; its minimiser on
+    the quadratic ``sum_S c_t w_t^2 + ||tau - Q_AS w_S||^2``; its minimiser on
     sum w = 1 solves (C + Q_AS^T Q_AS) w = tau Q_AS^T 1 + (nu / 2) 1. The
-    system is solved with the Woodbury identity when |A| < |S| and C > 0
+    system is solved with the Woodbury identity when ``|A| < |S|`` and C > 0
     (C is diagonal), else directly.
 
     It runs every few Frank-Wolfe iterations on small matrices (tens of pairs), so the

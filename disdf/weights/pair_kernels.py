@@ -15,7 +15,7 @@ import numpy as np
 
 @nb.njit(cache=True, nogil=True)
 def manhattan_rows(tree_probabilities: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """Row p, column t: sum_c |P[first[p], t, c] - P[second[p], t, c]|, shape (pairs, T)."""
+    """Row p, column t: ``sum_c |P[first[p], t, c] - P[second[p], t, c]|``, shape (pairs, T)."""
     _, n_trees, n_classes = tree_probabilities.shape
     q = np.empty((first.shape[0], n_trees))
     for p in range(first.shape[0]):

@@ -58,6 +58,7 @@ class SolverEntry:
         return self.problem is WeightProblem
 
 
+#: Every weight solver by name: its function, the problem it reads and its options' constraints.
 SOLVER_REGISTRY: dict[str, SolverEntry] = {
     "frank_wolfe_away": SolverEntry(
         frank_wolfe_away,

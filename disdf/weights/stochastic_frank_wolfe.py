@@ -109,7 +109,7 @@ class SampledWeightProblem:
 
     ``tree_probabilities`` (n, T, C) are the trees' class probabilities of the
     held-out examples, ``y`` their labels; ``random_state`` seeds the draws.
-    The problem of the pair-sampling solvers, as :class:`WeightProblem` is
+    The problem of the pair-sampling solvers, as :class:`~disdf.weights.problem.WeightProblem` is
     the exact solvers'.
     """
 

@@ -68,3 +68,29 @@ def test_the_papers_surrogates_bound_the_distances_they_stand_for(fitted):
     np.testing.assert_allclose(q, expected_q)
     np.testing.assert_allclose(p2, expected_p)
     assert np.all(q >= model.pair_distance(pairs) - 1e-9)  # the fold mean only shrinks d_1 further
+
+
+def test_pair_score_is_minus_the_distance_and_ranks_same_class_pairs_higher(fitted):
+    """metric-learn's convention: score = -distance, so a larger score means more similar."""
+    from sklearn.metrics import roc_auc_score
+
+    model, X, y = fitted
+    i, j = np.triu_indices(len(y), 1)
+    pairs = np.stack([X[i], X[j]], axis=1)
+    for distance in ("manhattan", "squared_euclidean", "surrogate_q"):
+        np.testing.assert_array_equal(
+            model.pair_score(pairs, distance), -model.pair_distance(pairs, distance)
+        )
+    assert roc_auc_score(y[i] == y[j], model.pair_score(pairs)) > 0.5
+    with pytest.raises(ValueError, match="distance"):
+        model.pair_score(pairs, "cosine")
+
+
+def test_the_manhattan_distance_of_four_forests_lies_in_0_to_8(fitted):
+    """Four concatenated probability vectors: each forest adds at most 2 (the docs state [0, 2M])."""
+    model, X, _ = fitted
+    i, j = np.triu_indices(len(X), 1)
+    distances = model.pair_distance(np.stack([X[i], X[j]], axis=1))
+    assert len(model.levels_[-1].forests) == 4
+    assert distances.min() >= 0 and distances.max() <= 8 + 1e-12
+    assert distances.max() > 2  # the old claim "[0, 2]" was wrong for the representation
