@@ -44,7 +44,7 @@ TESTS = {
 }
 
 
-def _split_difference(records: pd.DataFrame) -> pd.Series:
+def difference_at_audit_t(records: pd.DataFrame) -> pd.Series:
     """DisDF − gcF in points per split at T = 100: index (dataset, N, repetition)."""
     at_t = records[records["T"] == AUDIT_T]
     wide = at_t.pivot_table(index=SPLIT, columns="method", values="accuracy").dropna()
@@ -53,13 +53,13 @@ def _split_difference(records: pd.DataFrame) -> pd.Series:
 
 def mechanism_changes(headline: pd.DataFrame, runs: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
     """Per mechanism run on ``dataset``: DisDF − gcF under it and its change against ours at T = 100."""
-    ours = _split_difference(headline[headline["dataset"] == dataset])
+    ours = difference_at_audit_t(headline[headline["dataset"] == dataset])
     rows = [{"mechanism": "none (ours)", "DisDF − gcF (pp)": effect_text(one_sample_t(ours.to_numpy()), 2)}]
     for name in QUALIFYING:
         records = runs.get(name)
         if records is None or dataset not in set(records["dataset"]):
             continue
-        under = _split_difference(records[records["dataset"] == dataset])
+        under = difference_at_audit_t(records[records["dataset"] == dataset])
         mine, base = under.align(ours, join="inner")
         change = one_sample_t((mine - base).to_numpy())
         p = paired_wilcoxon(mine.to_numpy(), base.to_numpy())

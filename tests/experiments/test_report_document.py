@@ -34,7 +34,7 @@ def test_readme_says_what_the_report_s_verdict_says():
     assert len(summary.strip("\n").splitlines()) <= 25
 
 
-def test_the_committed_summary_is_what_the_records_give(data_dir):
+def test_the_committed_summary_is_what_the_records_give():
     """The verdict and its table recomputed from the raw records equal the committed summary."""
     from experiments.reporting.section import ReportContext
     from experiments.reporting.sections import verdict

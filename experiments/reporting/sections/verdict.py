@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.claim_qualifiers import _split_difference
+from experiments.reporting.claim_qualifiers import difference_at_audit_t
 from experiments.reporting.paper_claims import (
     ALPHA,
     CONFIRMED,
@@ -109,8 +109,8 @@ def _names(datasets) -> str:
 
 def _change(headline: pd.DataFrame, mechanism: pd.DataFrame, dataset: str) -> str:
     """DisDF − gcF under a mechanism at T = 100 and its change against ours (the claim qualifiers')."""
-    ours = _split_difference(headline[headline["dataset"] == dataset])
-    under = _split_difference(mechanism[mechanism["dataset"] == dataset])
+    ours = difference_at_audit_t(headline[headline["dataset"] == dataset])
+    under = difference_at_audit_t(mechanism[mechanism["dataset"] == dataset])
     mine, base = under.align(ours, join="inner")
     change = one_sample_t((mine - base).to_numpy())
     interval = f"[{change['ci_low']:+.2f}, {change['ci_high']:+.2f}]"
