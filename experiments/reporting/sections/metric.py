@@ -128,7 +128,9 @@ def draw_figure(records: pd.DataFrame, path: Path) -> None:
             axes[row][0].set_ylabel(label)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=len(names), fontsize=8, frameon=False)
-    fig.supxlabel("training set size N (T = 100); means over splits with 95% CIs", fontsize=10)
+    for ax in axes[-1]:
+        ax.set_xlabel("training set size N")
+    fig.suptitle("Each representation as a metric, T = 100: means over splits with 95% CIs", fontsize=11)
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
