@@ -1,6 +1,8 @@
-"""Every statistic the reports use, in one place: confidence intervals, paired tests with Holm's
-correction, TOST equivalence, Welch's test for unpaired groups, the exact McNemar test, the power of
-a paired t-test, and the optimism of the out-of-fold scores."""
+"""Every statistic the reports use, in one place: confidence intervals, paired tests (Wilcoxon with
+or without Pratt's zero handling, paired t) with Holm's correction, TOST equivalence (paired, two
+groups, a contrast), minimum-effect tests, contrasts over independent groups, Welch's test, the exact
+McNemar test, the power of a paired t-test, a scaled chi-square estimate with its heterogeneity test,
+Pearson's correlation, and the optimism of the out-of-fold scores. The tests are scipy's."""
 
 from __future__ import annotations
 
@@ -117,3 +119,125 @@ def split_mean_ci(frame: pd.DataFrame, column: str) -> tuple[float, float]:
     the T of one split share their trees, so they are averaged first."""
     per_split = frame.groupby(["N", "repetition"])[column].mean()
     return mean_ci(per_split.to_numpy())
+
+
+def one_sample_t(differences: np.ndarray, level: float = 0.95) -> dict:
+    """Mean of independent differences, its Student-t CI and the two-sided p against 0
+    (scipy.stats.ttest_1samp)."""
+    d = np.asarray(differences, dtype=float)
+    mean, half = mean_ci(d, level)
+    p = float(stats.ttest_1samp(d, 0.0).pvalue) if d.size > 1 and d.std() > 0 else float("nan")
+    return {"mean": mean, "ci_low": mean - half, "ci_high": mean + half, "p": p, "n": int(d.size)}
+
+
+def minimum_effect_p(differences: np.ndarray, size: float) -> float:
+    """One-sided p of H0 "the mean difference is at least ``size``" (a minimum-effect test):
+    small p says the true effect is smaller than ``size`` (scipy.stats.ttest_1samp, alternative less)."""
+    d = np.asarray(differences, dtype=float)
+    return float(stats.ttest_1samp(d, size, alternative="less").pvalue)
+
+
+def paired_t_p(treatment: np.ndarray, baseline: np.ndarray) -> float:
+    """Two-sided p of a paired t-test (scipy.stats.ttest_rel); 1.0 when every pair ties."""
+    d = np.asarray(treatment, float) - np.asarray(baseline, float)
+    if d.size < 2:
+        return float("nan")
+    if np.all(d == d[0]):
+        return 1.0 if d[0] == 0 else 0.0
+    return float(stats.ttest_rel(treatment, baseline).pvalue)
+
+
+def paired_wilcoxon_pratt(treatment: np.ndarray, baseline: np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p with Pratt's handling of zero differences (they are ranked,
+    then dropped), which keeps the ties' weight in the ranks (scipy.stats.wilcoxon zero_method='pratt')."""
+    d = np.asarray(treatment, float) - np.asarray(baseline, float)
+    if d.size == 0:
+        return float("nan")
+    if np.all(d == 0):
+        return 1.0
+    return float(stats.wilcoxon(d, zero_method="pratt", alternative="two-sided").pvalue)
+
+
+def tost_independent(a: np.ndarray, b: np.ndarray, margin: float, alpha: float = 0.05) -> dict:
+    """TOST equivalence of two independent groups' means (Welch): is mean(a) − mean(b) inside ±margin?
+
+    Both one-sided Welch tests by scipy.stats.ttest_ind on ``b`` shifted by ∓margin.
+    """
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    above = stats.ttest_ind(a, b - margin, equal_var=False, alternative="greater").pvalue
+    below = stats.ttest_ind(a, b + margin, equal_var=False, alternative="less").pvalue
+    p = float(max(above, below))
+    return {"mean": float(a.mean() - b.mean()), "p_tost": p, "equivalent": bool(p < alpha)}
+
+
+def contrast_over_independent_groups(contrasts: list[np.ndarray]) -> dict:
+    """A contrast summed over independent groups (here: the training sizes N, whose splits are
+    independent), each group holding its per-split contrast values.
+
+    Estimate Σ_g mean_g; variance Σ_g var_g/n_g; two-sided t-test with Welch–Satterthwaite degrees of
+    freedom; ``ci_low``/``ci_high`` the 95 % interval.
+    """
+    groups = [np.asarray(c, float) for c in contrasts if len(c)]
+    estimate = float(sum(g.mean() for g in groups))
+    variances = [g.var(ddof=1) / g.size for g in groups]
+    variance = float(sum(variances))
+    denominator = sum(v**2 / (g.size - 1) for v, g in zip(variances, groups, strict=True))
+    df = variance**2 / denominator if denominator > 0 else float(sum(g.size - 1 for g in groups))
+    se = float(np.sqrt(variance))
+    # constant contrasts: certain (p = 0) unless exactly 0 (p = 1)
+    p = float(2 * stats.t.sf(abs(estimate / se), df)) if se > 0 else float(estimate == 0)
+    half = float(stats.t.ppf(0.975, df) * se) if se > 0 else 0.0
+    return {
+        "mean": estimate,
+        "ci_low": estimate - half,
+        "ci_high": estimate + half,
+        "p": p,
+        "df": df,
+        "se": se,
+    }
+
+
+def contrast_below_p(result: dict, size: float) -> float:
+    """One-sided p of H0 "the contrast is at least ``size``" (a minimum-effect test) from a result of
+    :func:`contrast_over_independent_groups`: small p says the true contrast is smaller than ``size``."""
+    if result["se"] == 0:
+        return 0.0 if result["mean"] < size else 1.0
+    return float(stats.t.cdf((result["mean"] - size) / result["se"], result["df"]))
+
+
+def contrast_equivalent(result: dict, margin: float, alpha: float = 0.05) -> bool:
+    """TOST on a result of :func:`contrast_over_independent_groups`: both one-sided t-tests against
+    ±margin reject at ``alpha`` (the (1 − 2α) interval lies inside (−margin, +margin))."""
+    if result["se"] == 0:
+        return bool(abs(result["mean"]) < margin)
+    half = stats.t.ppf(1 - alpha, result["df"]) * result["se"]
+    return bool(abs(result["mean"]) + half < margin)
+
+
+def scaled_chi2_estimate(S: np.ndarray, df: np.ndarray) -> dict:
+    """The scale n of n·S_g ~ χ²(df_g), one n per group, and a likelihood-ratio test that the groups
+    share one n.
+
+    Per group the maximum-likelihood n̂_g = df_g/S_g with the 95 % CI [χ²_0.025(df_g)/S_g,
+    χ²_0.975(df_g)/S_g]; pooled n̂ = Σdf/ΣS. The log-likelihood of group g at n is
+    log n + log f_χ²(n·S_g; df_g) (scipy.stats.chi2.logpdf); 2·(Σ_g ℓ_g(n̂_g) − Σ_g ℓ_g(n̂)) is
+    χ²(G − 1) when the groups share n. Returns n_hat per group, pooled n_hat, the statistic and p.
+    """
+    S, df = np.asarray(S, float), np.asarray(df, float)
+
+    def loglik(n, s, k):
+        return np.log(n) + stats.chi2.logpdf(n * s, k)
+
+    per_group = df / S
+    pooled = df.sum() / S.sum()
+    statistic = float(2 * (loglik(per_group, S, df).sum() - loglik(pooled, S, df).sum()))
+    p = float(stats.chi2.sf(statistic, len(S) - 1)) if len(S) > 1 else float("nan")
+    return {"n_hat": per_group, "pooled": float(pooled), "statistic": statistic, "p": p}
+
+
+def pearson_r(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson's correlation (scipy.stats.pearsonr); nan with fewer than 3 pairs or no variation."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.size < 3 or x.std() == 0 or y.std() == 0:
+        return float("nan")
+    return float(stats.pearsonr(x, y).statistic)

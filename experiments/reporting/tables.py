@@ -24,6 +24,8 @@ from experiments.running.records import RecordGrid, RecordStore
 PAPER_TABLES = ROOT / "results" / "paper" / "paper_tables.csv"
 ALPHA = 0.05
 LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
+#: How the reports name the datasets (the records use the lower-case keys).
+DATASET_NAMES = {"parkinsons": "Parkinsons", "ecoli": "Ecoli", "ionosphere": "Ionosphere", "mnist": "MNIST"}
 #: Cell columns that measure time: in REPORT.md, not in the tables, which are the same on every rerun.
 TIMING_COLUMNS = ("seconds",)
 log = logging.getLogger(__name__)
@@ -132,17 +134,26 @@ def layout(cells: pd.DataFrame, tex: bool = False) -> pd.DataFrame:
     return table
 
 
+def table_legend(cells: pd.DataFrame) -> str:
+    """What a cell says; the ▲/▼ marks only when DisDF was paired with gcF."""
+    legend = "Cell: our mean accuracy ± 95% CI half-width [the paper's value] (repetitions)."
+    if "verdict" in cells and cells["verdict"].notna().any():
+        legend += (
+            " ▲/▼: DisDF significantly better/worse than gcF (paired Wilcoxon signed-rank, Holm-corrected "
+            f"across this table's cells, α = {ALPHA})."
+        )
+    return legend
+
+
 def table_files(cells: pd.DataFrame) -> dict[str, str]:
     """Each dataset's table as CSV, Markdown and LaTeX: ``tables/<dataset>.<kind>`` -> its text."""
-    legend = (
-        "Cell: our mean accuracy ± 95% CI half-width [the paper's value] (repetitions). "
-        f"▲/▼: DisDF significantly better/worse than gcF (paired Wilcoxon signed-rank, Holm-corrected "
-        f"across this table's cells, α = {ALPHA})."
-    )
+    legend = table_legend(cells)
     files = {}
     for dataset, group in cells.groupby("dataset"):
         ordered = group.sort_values(["N", "T", "method"]).drop(columns=list(TIMING_COLUMNS))
         files[f"tables/{dataset}.csv"] = ordered.to_csv(index=False)
-        files[f"tables/{dataset}.md"] = f"# {dataset}\n\n{legend}\n\n{layout(group).to_markdown()}\n"
+        files[f"tables/{dataset}.md"] = (
+            f"# {DATASET_NAMES.get(dataset, dataset)}\n\n{legend}\n\n{layout(group).to_markdown()}\n"
+        )
         files[f"tables/{dataset}.tex"] = f"% {legend}\n" + layout(group, tex=True).to_latex(escape=False)
     return files

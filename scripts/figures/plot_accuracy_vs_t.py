@@ -2,7 +2,8 @@
 
 Writes results/figures/accuracy_vs_T_<dataset>.png. T is drawn as evenly spaced
 categories and the two methods side by side (dodged), so they never hide each
-other, with one T as with four.
+other. A run with one T has no "against T" to draw: its figure is accuracy against
+N at that T instead (one panel).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 
 from scripts.figures.plotting import (
     METHOD_STYLE,
+    dataset_name,
     parse_results_dir,
     read_cells,
     repetitions_label,
@@ -32,6 +34,9 @@ def main() -> None:
     results = parse_results_dir(__doc__.splitlines()[0])
     cells = read_cells(results)
     for dataset, group in cells.groupby("dataset"):
+        if group["T"].nunique() == 1:
+            save(against_n(str(dataset), group), results, f"accuracy_vs_T_{dataset}.png")
+            continue
         Ns, Ts = sorted(group["N"].unique()), sorted(group["T"].unique())
         position = {T: index for index, T in enumerate(Ts)}
         figure, axes = plt.subplots(
@@ -62,14 +67,50 @@ def main() -> None:
                 ax.plot(x, line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
             ax.set_xticks(range(len(Ts)), [str(T) for T in Ts])
             ax.set_xlim(-0.5, len(Ts) - 0.5)
-            ax.set_title(f"N = {N} ({repetitions_label(group[group['N'] == N]['n'])})")
+            ax.set_title(f"N = {N}", fontsize=10)
             ax.set_xlabel("trees per forest T")
             ax.grid(alpha=0.3, axis="y")
         axes[0][0].set_ylabel("test accuracy")
         handles, labels = axes[0][0].get_legend_handles_labels()
         figure.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=7, frameon=False)
-        figure.suptitle(f"{dataset}: accuracy against T")
+        figure.suptitle(
+            f"{dataset_name(dataset)}: test accuracy against T ({repetitions_label(group['n'])} per cell)"
+        )
         save(figure, results, f"accuracy_vs_T_{dataset}.png")
+
+
+def against_n(dataset: str, group) -> plt.Figure:
+    """One T: test accuracy against N, both methods dodged, with 95% CIs and the paper's values."""
+    Ns = sorted(group["N"].unique())
+    position = {N: index for index, N in enumerate(Ns)}
+    figure, ax = plt.subplots(figsize=(max(3.5, 0.9 * len(Ns) + 1.5), 3.4), layout="constrained")
+    for method, (label, color) in METHOD_STYLE.items():
+        line = group[group["method"] == method].sort_values("N")
+        if line.empty:
+            continue
+        x = np.array([position[N] for N in line["N"]]) + DODGE[method]
+        ax.errorbar(
+            x,
+            line["mean"],
+            yerr=line["ci_half"],
+            fmt="-o",
+            color=color,
+            lw=1,
+            ms=4,
+            capsize=3,
+            label=f"{label} (ours, 95% CI)",
+        )
+        ax.plot(x, line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
+    ax.set_xticks(range(len(Ns)), [str(N) for N in Ns])
+    ax.set(xlim=(-0.5, len(Ns) - 0.5), xlabel="training set size N", ylabel="test accuracy")
+    ax.grid(alpha=0.3, axis="y")
+    figure.legend(loc="outside lower center", ncol=2, fontsize=7, frameon=False)
+    T = int(group["T"].iloc[0])
+    figure.suptitle(
+        f"{dataset_name(dataset)}: test accuracy at T = {T} ({repetitions_label(group['n'])} per cell)",
+        fontsize=10,
+    )
+    return figure
 
 
 if __name__ == "__main__":

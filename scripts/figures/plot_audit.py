@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from scripts.figures.plotting import METHOD_STYLE, parse_results_dir, run_plot, save
+from scripts.figures.plotting import METHOD_STYLE, dataset_name, parse_results_dir, run_plot, save
 
 #: The number of trees of every row of the audit's table (it has no T column).
 T = 100
@@ -51,6 +51,9 @@ PALETTE = (
     "#9edae5",
 )
 LABELS = {PAPER: "paper", OURS: "ours (95% CI)", ORACLE: "oracle (λ, τ chosen on test data)"}
+#: Simulated faults far below every other line: drawn in their own row of panels, on their own scale,
+#: so they do not squash the others.
+OWN_SCALE = ("inverted_test",)
 #: Half the width over which the lines of one N are spread, as a fraction of the smallest gap between Ns.
 SPREAD = 0.3
 
@@ -126,24 +129,39 @@ def draw_panel(ax, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[st
 def plot_dataset(
     dataset: str, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]
 ) -> plt.Figure:
-    """A dataset's figure: gcF's panel left and DisDF's right, sharing y, one legend below them."""
-    figure, axes = plt.subplots(1, len(METHOD_STYLE), figsize=(10, 4.2), sharey=True, layout="constrained")
+    """A dataset's figure: gcF's panel left and DisDF's right, sharing y, one legend below them; the
+    sources of OWN_SCALE (if the dataset has them) in a second row on their own y scale."""
+    apart = cells[cells["source"].isin(OWN_SCALE)]
+    rows = 2 if not apart.empty else 1
+    figure, axes = plt.subplots(
+        rows,
+        len(METHOD_STYLE),
+        figsize=(10, 4.2 + 1.8 * (rows - 1)),
+        sharey="row",
+        sharex=True,
+        squeeze=False,
+        layout="constrained",
+        gridspec_kw={"height_ratios": [3, 1.3][:rows]},
+    )
     Ns = sorted(cells["N"].unique())
-    for ax, (method, (name, _)) in zip(axes, METHOD_STYLE.items(), strict=True):
-        panel = cells[cells["method"] == method]
-        if panel.empty:
-            ax.text(
-                0.5, 0.5, f"no {name} cell in the audit", ha="center", va="center", transform=ax.transAxes
-            )
-        draw_panel(ax, panel, colors, offsets)
-        ax.set_xticks(Ns, [str(N) for N in Ns])
-        ax.set_title(name)
-        ax.set_xlabel("training set size N")
-        ax.grid(alpha=0.3, axis="y")
-    axes[0].set_ylabel("test accuracy")
+    for row, part in enumerate([cells[~cells["source"].isin(OWN_SCALE)], apart][:rows]):
+        for ax, (method, (name, _)) in zip(axes[row], METHOD_STYLE.items(), strict=True):
+            panel = part[part["method"] == method]
+            if panel.empty:
+                ax.text(
+                    0.5, 0.5, f"no {name} cell in the audit", ha="center", va="center", transform=ax.transAxes
+                )
+            draw_panel(ax, panel, colors, offsets)
+            ax.set_xticks(Ns, [str(N) for N in Ns])
+            ax.grid(alpha=0.3, axis="y")
+            if row == 0:
+                ax.set_title(name)
+            if row == rows - 1:
+                ax.set_xlabel("training set size N")
+        axes[row][0].set_ylabel("test accuracy" if row == 0 else "test accuracy\n(own scale)")
     # one entry per source, although a source may be drawn in one panel only
     entries = {}
-    for ax in axes:
+    for ax in axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     order = [LABELS.get(source, source) for source in colors]  # paper, ours, the mechanisms by name
@@ -156,7 +174,7 @@ def plot_dataset(
         fontsize=8,
         frameon=False,
     )
-    figure.suptitle(f"{dataset}: T = {T}; mechanisms of the audit")
+    figure.suptitle(f"{dataset_name(dataset)}: test accuracy under the audit's mechanisms, T = {T} (95% CIs)")
     return figure
 
 

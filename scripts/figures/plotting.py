@@ -16,6 +16,12 @@ from experiments.safety.generation import IncompleteOutputsError, add_to_generat
 from experiments.safety.interrupts import run_interruptible
 
 METHOD_STYLE = {"gcforest": ("gcF", "tab:blue"), "disdf": ("DisDF", "tab:red")}
+DATASET_NAMES = {"parkinsons": "Parkinsons", "ecoli": "Ecoli", "ionosphere": "Ionosphere", "mnist": "MNIST"}
+
+
+def dataset_name(dataset: str) -> str:
+    """How the figures name a dataset ("Parkinsons", "MNIST")."""
+    return DATASET_NAMES.get(str(dataset), str(dataset))
 
 
 def parse_results_dir(description: str) -> Path:

@@ -185,9 +185,11 @@ def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     for dataset in ("ionosphere", "ecoli"):
         for ext in ("md", "csv", "tex"):
             assert (output / "tables" / f"{dataset}.{ext}").stat().st_size > 0
-    report = (output / "REPORT.md").read_text()
-    assert "repetitions per cell: 2–2" in report and "tune=False" in report
-    assert "## Time per split" in report and "engine `fast`" in report
+    report, appendix = ((output / name).read_text() for name in ("REPORT.md", "APPENDIX.md"))
+    assert "2 repetitions per cell" in report and "tune=False" in report and "engine `fast`" in report
+    assert "repetitions per cell: 2 " in appendix and "## Time per split" in appendix
+    # a run's report names no section it does not have, and no duration rounds to zero
+    assert "Honest DisDF" not in report + appendix and "0.00 h" not in appendix
     # Every split's units ran together and share level 1: both record the split's fit time.
     by_split = {}
     for record in records:

@@ -56,10 +56,13 @@ def test_report_md_is_its_sections_in_order_and_a_section_is_replaced_not_repeat
     from experiments.reporting.report import put_section
 
     put_section(tmp_path, "mnist_full", "## MNIST\nfirst")
-    put_section(tmp_path, "protocol", "# Reproduction report\nthe tables")
+    put_section(tmp_path, "protocol", "## Method\nthe tables")
     put_section(tmp_path, "mnist_full", "## MNIST\nsecond")
     text = (tmp_path / "REPORT.md").read_text()
-    assert text == "# Reproduction report\nthe tables\n\n## MNIST\nsecond\n"
+    assert text.startswith("# Reproduction report\n") and "[APPENDIX.md](APPENDIX.md)" in text
+    assert text.endswith("<!-- section: protocol -->\n## Method\nthe tables\n")
+    appendix = (tmp_path / "APPENDIX.md").read_text()
+    assert appendix.endswith("<!-- section: mnist_full -->\n## MNIST\nsecond\n") and "first" not in appendix
     with pytest.raises(ValueError, match=r"Unknown REPORT\.md section 'appendix'"):
         put_section(tmp_path, "appendix", "text")
 
@@ -95,8 +98,9 @@ def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path, dat
         disdf["only_disdf_right"] - disdf["only_gcforest_right"]
         == disdf["test_correct"] - gcforest["test_correct"]
     )
-    text = report.read_text()
-    assert text.startswith("## DisDF on the full MNIST training set\n")
+    text = report.read_text()  # the folder's only section: in REPORT.md itself, no appendix
+    assert "<!-- section: mnist_full -->\n## DisDF on the full MNIST training set\n" in text
+    assert not (tmp_path / "APPENDIX.md").exists()
     assert "400 training images, test accuracy on 150 test images" in text
     assert f"| DisDF    |        {disdf['n_levels']} |" in text
 
@@ -137,9 +141,9 @@ def test_regenerating_the_tables_keeps_the_mnist_section(tmp_path):
     section = report_section(pd.DataFrame(row))
     assert "30 min for gcF: NOT met (1.0 min, 9.00 GiB)" in section
     put_section(tmp_path, "mnist_full", section)
-    put_section(tmp_path, "protocol", "# Reproduction report\nregenerated tables")
-    text = (tmp_path / "REPORT.md").read_text()
-    assert text.startswith("# Reproduction report\nregenerated tables") and text.count(section) == 1
+    put_section(tmp_path, "protocol", "## Method\nregenerated tables")
+    assert "regenerated tables" in (tmp_path / "REPORT.md").read_text()
+    assert (tmp_path / "APPENDIX.md").read_text().count(section.strip("\n")) == 1
 
 
 def test_one_method_alone_gets_its_row_and_no_paired_comparison(tmp_path, data_dir):

@@ -13,6 +13,7 @@ from experiments.reporting.paper_statistics import (
     repetitions_consistent,
     spread_across_T,
 )
+from experiments.reporting.tables import DATASET_NAMES
 
 DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")
 NS = (50, 80, 100, 120)
@@ -52,7 +53,7 @@ def test_repetitions_recovers_the_paper_s_number_of_repetitions():
     assert everything["R"] == 32
     assert everything["ci_low"] <= 5 <= everything["ci_high"]
     assert everything["ci_high"] < 100
-    assert set(estimate.index) == {*DATASETS, "all"}
+    assert set(estimate.index) == {*DATASETS, "all", "all but ionosphere"}
 
 
 def test_repetitions_is_exact_when_the_spread_is_exactly_sigma_over_root_n():
@@ -150,8 +151,38 @@ def test_section_is_short_markdown_with_every_dataset_and_the_all_row():
     records, paper = simulated_tables(seed=3, repetitions=10)
     lines = paper_statistics_section(records, paper)
     text = "\n".join(lines)
-    assert lines[0] == "### What the paper's tables say about themselves"
-    assert len(lines) <= 40
-    assert all(dataset in text for dataset in DATASETS)
-    assert "| all " in text
-    assert "σ/√10" in text  # the number of repetitions comes from the records
+    assert lines[0] == "### What the paper's tables can tell"
+    assert len(lines) <= 20
+    assert all(DATASET_NAMES.get(dataset, dataset) in text for dataset in DATASETS)
+    assert "| all datasets " in text
+    assert "on our 10 splits" in text  # the number of repetitions comes from the records
+    assert "likelihood-ratio test" in text
+
+
+def test_one_n_for_every_dataset_is_rejected_only_when_they_differ():
+    """The likelihood-ratio test: datasets simulated with 1 and 20 repetitions differ, all with 5 do not."""
+    from experiments.reporting.paper_statistics import heterogeneity
+
+    same = spread_across_T(*simulated_tables(seed=1, paper_repetitions=5))
+    assert heterogeneity(same)["p"] > 0.01
+    records, paper = simulated_tables(seed=1, paper_repetitions=20)
+    _, few = simulated_tables(seed=2, paper_repetitions=1)
+    mixed = pd.concat([paper[paper["dataset"].isin(DATASETS[:2])], few[~few["dataset"].isin(DATASETS[:2])]])
+    assert heterogeneity(spread_across_T(records, mixed))["p"] < 1e-3
+
+
+def test_the_sign_pattern_and_single_split_coverage_count_what_they_say():
+    from experiments.reporting.paper_statistics import sign_pattern, single_split_coverage
+
+    records, paper = simulated_tables(seed=4, repetitions=40)
+    signs = sign_pattern(records, paper).set_index("dataset")
+    for dataset in DATASETS:
+        shares = [
+            float(signs.loc[dataset, c].rstrip("%"))
+            for c in ("our splits: DisDF > gcF", "ties", "DisDF < gcF")
+        ]
+        assert sum(shares) == pytest.approx(100, abs=2)  # rounded shares of every split
+    coverage = single_split_coverage(records, paper).set_index("dataset")["inside single-split 95 %"]
+    assert all(
+        int(c.split("/")[0]) >= 28 for c in coverage
+    )  # a mean of 5 draws sits well inside one draw's 95 %

@@ -83,7 +83,7 @@ def test_a_source_of_one_method_only_leaves_the_other_panel_intact(audit_plot, m
     assert (gcf.get_title(), disdf.get_title()) == ("gcF", "DisDF")
     assert gcf.get_shared_y_axes().joined(gcf, disdf)
     assert gcf.get_ylabel() == "test accuracy"
-    assert "ecoli" in figure.get_suptitle() and "T = 100" in figure.get_suptitle()
+    assert "Ecoli" in figure.get_suptitle() and "T = 100" in figure.get_suptitle()
     assert gcf.get_legend_handles_labels()[1] == ["paper", "ours (95% CI)", "refit"]
     assert disdf.get_legend_handles_labels()[1] == [
         "paper",
@@ -154,3 +154,17 @@ def test_a_missing_cells_csv_names_the_file_and_make_audit(audit_plot, monkeypat
     message = str(exit.value.code)
     assert "cells.csv" in message and "make audit" in message
     assert not (tmp_path / "figures").exists()  # nothing drawn
+
+
+def test_inverted_test_gets_its_own_row_and_scale(audit_plot, monkeypatch, tmp_path):
+    cells = audit_cells(tmp_path)
+    low = cells[(cells["source"] == "ours") & (cells["dataset"] == "ecoli")].assign(source="inverted_test")
+    low["mean"] = 0.08
+    pd.concat([cells, low]).to_csv(tmp_path / "audit" / "cells.csv", index=False)
+    figures = {}
+    monkeypatch.setattr(audit_plot, "save", lambda figure, results, name: figures.setdefault(name, figure))
+    run_main(audit_plot, monkeypatch, tmp_path)
+    top_gcf, _, bottom_gcf, _ = figures["audit_ecoli.png"].axes
+    assert "inverted_test" not in top_gcf.get_legend_handles_labels()[1]
+    assert "inverted_test" in bottom_gcf.get_legend_handles_labels()[1]
+    assert top_gcf.get_ylim()[0] > 0.5 and bottom_gcf.get_ylim()[1] < 0.5  # the top row is not squashed

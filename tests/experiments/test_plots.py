@@ -42,20 +42,34 @@ def accuracy_plot(monkeypatch):
     return plot_accuracy_vs_t
 
 
-@pytest.mark.parametrize("Ts", [(100,), (100, 400, 700, 1000)])
-def test_accuracy_plot_dodges_the_methods_and_labels_each_t(accuracy_plot, monkeypatch, tmp_path, Ts):
+def draw_accuracy(accuracy_plot, monkeypatch, tmp_path, table):
     figures = []
     monkeypatch.setattr(accuracy_plot, "parse_results_dir", lambda description: tmp_path)
-    monkeypatch.setattr(accuracy_plot, "read_cells", lambda results: cells(Ts))
+    monkeypatch.setattr(accuracy_plot, "read_cells", lambda results: table)
     monkeypatch.setattr(accuracy_plot, "save", lambda figure, results, name: figures.append(figure))
     accuracy_plot.main()
-    (ax,) = figures[0].axes
+    return figures[0]
+
+
+def test_accuracy_plot_dodges_the_methods_and_labels_each_t(accuracy_plot, monkeypatch, tmp_path):
+    Ts = (100, 400, 700, 1000)
+    figure = draw_accuracy(accuracy_plot, monkeypatch, tmp_path, cells(Ts))
+    (ax,) = figure.axes
     assert [label.get_text() for label in ax.get_xticklabels()] == [str(T) for T in Ts]
     ours = [line for line in ax.get_lines() if line.get_marker() == "o"]
     assert len(ours) == 2
     gcf_x, disdf_x = (line.get_xdata() for line in ours)
     assert all(a < b for a, b in zip(gcf_x, disdf_x, strict=True))  # side by side, never on top
-    assert "5 repetitions" in ax.get_title()
+    assert "5 repetitions" in figure.get_suptitle() and figure.get_suptitle().startswith("Ecoli")
+    assert ax.get_xlabel() == "trees per forest T" and ax.get_ylabel() == "test accuracy"
+
+
+def test_one_t_draws_accuracy_against_n_not_against_t(accuracy_plot, monkeypatch, tmp_path):
+    figure = draw_accuracy(accuracy_plot, monkeypatch, tmp_path, cells((100,), Ns=(50, 80)))
+    (ax,) = figure.axes
+    assert ax.get_xlabel() == "training set size N"
+    assert [label.get_text() for label in ax.get_xticklabels()] == ["50", "80"]
+    assert "against T" not in figure.get_suptitle() and "T = 100" in figure.get_suptitle()
 
 
 def test_records_textconv_drops_only_the_timing_fields(tmp_path):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.tables import LABELS, experiment_records, paired_tests
+from experiments.reporting.tables import DATASET_NAMES, LABELS, experiment_records, paired_tests
 
 log = logging.getLogger(__name__)
 BASELINES = {
@@ -56,7 +56,7 @@ def baseline_rows(headline: pd.DataFrame, baselines: pd.DataFrame) -> pd.DataFra
     means = pd.concat([headline, baselines]).groupby(["dataset", "method"])["accuracy"].mean()
     rows = []
     for dataset in sorted(best.index):
-        row = {"dataset": dataset}
+        row = {"dataset": DATASET_NAMES.get(dataset, dataset)}
         for method, label in {**LABELS, **BASELINES}.items():
             row[label] = round(float(means.get((dataset, method), np.nan)), 3)
         row["best baseline"] = BASELINES[best[dataset]]

@@ -14,11 +14,12 @@ import logging
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon
-from experiments.reporting.tables import experiment_records
+from experiments.reporting.tables import DATASET_NAMES, experiment_records
 
 log = logging.getLogger(__name__)
 REPRESENTATIONS = {
@@ -79,31 +80,86 @@ def disdf_comparisons(records: pd.DataFrame) -> pd.DataFrame:
 
 
 def draw_figure(records: pd.DataFrame, path: Path) -> None:
-    """Per dataset, each score's mean against N, one line per representation."""
+    """Per dataset (column) and score (row): the mean against N with its 95 % CI over splits, one line per
+    representation, dodged along N; one y scale per row (a score), the legend below the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     datasets = sorted(records["dataset"].unique())
-    fig, axes = plt.subplots(len(SCORES), len(datasets), figsize=(3.6 * len(datasets), 8), squeeze=False)
+    fig, axes = plt.subplots(
+        len(SCORES),
+        len(datasets),
+        figsize=(3.4 * len(datasets), 8.5),
+        squeeze=False,
+        sharey="row",
+        layout="constrained",
+    )
+    names = list(REPRESENTATIONS.items())
     for column, dataset in enumerate(datasets):
         part = records[records["dataset"] == dataset]
-        for row, (score, label) in enumerate(SCORES.items()):
+        Ns = sorted(part["N"].unique())
+        step = 0.08 * (min(np.diff(Ns)) if len(Ns) > 1 else 10)
+        for row, score in enumerate(SCORES):
             ax = axes[row][column]
-            for method, name in REPRESENTATIONS.items():
-                means = part[part["method"] == method].groupby("N")[score].mean()
-                ax.plot(
-                    means.index, means.to_numpy(), marker="o", label=name, lw=2.5 if "DisDF" in name else 1.2
+            for index, (method, name) in enumerate(names):
+                by_N = part[part["method"] == method].groupby("N")[score]
+                stats_ = [mean_ci(values.to_numpy()) for _, values in by_N]
+                if not stats_:
+                    continue
+                means, halves = zip(*stats_, strict=True)
+                x = np.array(list(by_N.groups)) + (index - (len(names) - 1) / 2) * step
+                ax.errorbar(
+                    x,
+                    means,
+                    yerr=halves,
+                    marker="o",
+                    ms=3.5,
+                    capsize=2,
+                    label=name,
+                    lw=2.2 if "DisDF" in name else 1.1,
                 )
-            ax.set_title(f"{dataset}: {label}", fontsize=9)
-            ax.set_xticks(sorted(part["N"].unique()))
+            if row == 0:
+                ax.set_title(DATASET_NAMES.get(dataset, dataset), fontsize=10)
+            ax.set_xticks(Ns)
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    fig.supxlabel("training set size N (T = 100)")
-    fig.tight_layout()
+        for row, label in enumerate(SCORES.values()):
+            axes[row][0].set_ylabel(label)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(names), fontsize=8, frameon=False)
+    for ax in axes[-1]:
+        ax.set_xlabel("training set size N")
+    fig.suptitle("Each representation as a metric, T = 100: means over splits with 95% CIs", fontsize=11)
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
+
+
+def compact_rows(records: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset and score: each representation's mean, and DisDF against gcF and against the best
+    other representation (difference ± 95 % CI in points; ▲/▼ significant after Holm, else ·)."""
+    tests = disdf_comparisons(records)
+    mark = {"DisDF better": " ▲", "DisDF worse": " ▼"}
+    rows = []
+    for (dataset, score), group in (
+        records.groupby(["dataset", "method"])[list(SCORES)].mean().stack().groupby(level=[0, 2])
+    ):
+        label = SCORES[score]
+        row = {"dataset": DATASET_NAMES.get(dataset, dataset), "score": label}
+        for method, name in REPRESENTATIONS.items():
+            row[name.replace(" class vectors", "")] = (
+                f"{group.get((dataset, method, score), float('nan')):.3f}"
+            )
+        mine = tests[(tests["dataset"] == dataset) & (tests["score"] == label)]
+        for position, (_, test) in enumerate(mine.iterrows()):
+            name = "DisDF − gcF (pp)" if position == 0 else "DisDF − best other (pp)"
+            suffix = "" if position == 0 else f" ({test['DisDF against']})"
+            row[name] = f"{test['difference (pp)']}{mark.get(test['verdict'], '')}{suffix}"
+        rows.append(row)
+    order = {label: index for index, label in enumerate(SCORES.values())}
+    return pd.DataFrame(rows).sort_values(
+        ["dataset", "score"], key=lambda c: c.map(order) if c.name == "score" else c
+    )
 
 
 def metric_section(records: pd.DataFrame) -> list[str]:
@@ -117,15 +173,12 @@ def metric_section(records: pd.DataFrame) -> list[str]:
         "fitted map (raw: standardised features; NCA: scikit-learn's NeighborhoodComponentsAnalysis, "
         "50 iterations), Euclidean for raw and NCA, Manhattan (the paper's d_1) for class vectors; pair "
         "AUC: every pair of test examples, same class against different class by distance. LMNN "
-        "(metric-learn) is not in this run: it is not installed here. ± are 95 % CIs over splits. "
-        "Figure: `results/figures/metric.png`.",
+        "(metric-learn) is not in this run: it is not installed here. Means over splits; DisDF against "
+        "gcF's class vectors and against the best other representation (by mean), paired by split, ± 95 % "
+        "CI; ▲/▼: significant by Wilcoxon, Holm over the dataset's six tests. Each representation's CIs: "
+        "`metric/scores.csv`; figure: `figures/metric.png`.",
         "",
-        score_rows(records).to_markdown(index=False),
-        "",
-        "DisDF against gcF's class vectors and against the best other representation (by mean), "
-        "paired by split; Wilcoxon, Holm over the dataset's six tests:",
-        "",
-        disdf_comparisons(records).to_markdown(index=False),
+        compact_rows(records).to_markdown(index=False, disable_numparse=True),
         "",
     ]
 
@@ -136,7 +189,9 @@ def render(context: ReportContext) -> Rendered | None:
     if records.empty:
         return None
     return Rendered(
-        "\n".join(metric_section(records)), figures={"figures/metric.png": partial(draw_figure, records)}
+        "\n".join(metric_section(records)),
+        figures={"figures/metric.png": partial(draw_figure, records)},
+        files={"metric/scores.csv": score_rows(records).to_csv(index=False)},
     )
 
 

@@ -1,5 +1,6 @@
-"""REPORT.md's protocol section and the tables beside it: the run, the method, the summary, optimism,
-timings, the largest disagreements with the paper and every dataset's table.
+"""REPORT.md's protocol section and the tables beside it: the method, the results (a summary and every
+dataset's table). The run itself (units, wall time, timings, optimism, largest disagreements) is the
+appendix's section :mod:`experiments.reporting.sections.run_details`.
 
 The section of every output folder (the headline's and any other run's): it
 reads that folder's records of the run's config and returns the tables as files
@@ -9,24 +10,29 @@ under ``tables/``; its records start a new generation of the folder's outputs
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import split_mean_ci, with_optimism
 from experiments.reporting.tables import (
+    DATASET_NAMES,
     LABELS,
     PAPER_TABLES,
     cell_table,
     layout,
     load_records,
     table_files,
+    table_legend,
 )
 from experiments.running.plan import RunPlan
 from experiments.running.unit import TIMING_FIELDS
-from experiments.safety.durable import read_json_lines
 from experiments.safety.generation import records_digest
+from experiments.safety.guards import writes_headline
+
+
+def repetitions(counts: pd.Series) -> str:
+    """ "100", or "2–3" when the cells differ."""
+    low, high = int(counts.min()), int(counts.max())
+    return f"{low}" if low == high else f"{low}–{high}"
 
 
 def capped_test_note(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
@@ -34,91 +40,27 @@ def capped_test_note(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
     expected = (cells["N"] * plan.protocol.test_fraction).round().astype(int)
     capped = cells[cells["n_test"] < expected].drop_duplicates(["dataset", "N"])
     return [
-        f"- {row.dataset}, N = {row.N}: only {row.n_test} test examples (not {want}): the dataset cannot "
-        "hold both sets, so the test set takes every remaining example."
+        f"- {DATASET_NAMES.get(row.dataset, row.dataset)}, N = {row.N}: only {row.n_test} test examples "
+        f"(not {want}): the dataset cannot hold both sets, so the test set takes every remaining example."
         for row, want in zip(capped.itertuples(), expected[capped.index], strict=True)
     ]
 
 
-def split_times(records: pd.DataFrame, repetitions: int) -> tuple[pd.DataFrame, float]:
-    """Mean seconds of one complete split (every T, both methods) per (dataset, N), and the
-    core-hours the whole protocol needs at those rates."""
-    complete = records.groupby(["dataset", "N", "repetition"]).filter(
-        lambda group: len(group) == group["split_units"].iloc[0] if "split_units" in group else False
-    )
-    if complete.empty:
-        return pd.DataFrame(), float("nan")
-    per_split = (
-        complete.assign(seconds=complete["fit_seconds"] + complete["predict_seconds"])
-        .groupby(["dataset", "N", "repetition"])["seconds"]
-        .sum()
-        .groupby(["dataset", "N"])
-        .agg(["count", "mean"])
-        .rename(columns={"count": "splits timed", "mean": "seconds per split"})
-    )
-    return per_split, float(per_split["seconds per split"].sum() * repetitions / 3600)
-
-
-def protocol_markdown(
-    cells: pd.DataFrame, plan: RunPlan, output_dir: Path, digest: str, records: pd.DataFrame
-) -> str:
-    """The protocol's section of REPORT.md: run, method, summary, timing, disagreements, tables."""
-    sections = [
-        run_section(cells, plan, output_dir, digest),
-        method_section(cells, plan),
-        summary_section(cells),
-        optimism_section(records, plan.model["weight_fitting"]),
-        timing_sections(cells, plan, records),
-        disagreement_section(cells),
-        tables_section(cells),
-    ]
+def protocol_markdown(cells: pd.DataFrame, plan: RunPlan, digest: str, headline: bool = False) -> str:
+    """The protocol's section of REPORT.md: method, summary and tables."""
+    sections = [method_section(cells, plan, digest), summary_section(cells, headline), tables_section(cells)]
     return "\n".join(line for section in sections for line in section)
 
 
-def run_section(cells: pd.DataFrame, plan: RunPlan, output_dir: Path, digest: str) -> list[str]:
-    """How the records were made: units, wall time, machine, n_jobs, engine, version (from runs.jsonl)."""
-    logged = [r for r in read_json_lines(output_dir / "runs.jsonl") if r.get("config_hash") == digest]
-    runs = [r for r in logged if not r.get("lost_summary")]
-    unlogged_units = sum(r["units_run"] for r in logged if r.get("lost_summary"))
-    wall = sum(r["wall_seconds"] or 0 for r in runs)
-    unit_hours = float((cells["seconds"] * cells["n"]).sum()) / 3600
-    machines = sorted({r["machine"] for r in runs})
-    engines = sorted({r.get("engine", plan.model["engine"]) for r in runs}) or [plan.model["engine"]]
-    return [
-        "# Reproduction report",
-        "",
-        f"Generated by `python -m experiments.reporting.report experiment={plan.experiment_name}` from the "
-        f"records in `raw/` beside this file (config `{digest}`). Do not edit: regenerate it.",
-        "",
-        "## Run",
-        "",
-        f"- Units recorded: {len(cells) and int(cells['n'].sum())}; repetitions per cell: "
-        f"{int(cells['n'].min())}–{int(cells['n'].max())} "
-        f"(the protocol asks for {plan.protocol.repetitions}).",
-        f"- Wall time of the runs logged in `runs.jsonl` for this config: {wall / 60:.1f} min over "
-        f"{len(runs)} run(s) ({sum(r['units_run'] for r in runs)} units) on "
-        f"{', '.join(machines) or 'unknown'} with n_jobs = "
-        f"{', '.join(str(n) for n in sorted({r['n_jobs'] for r in runs})) or 'n/a'}; forest engine "
-        f"{', '.join(f'`{e}`' for e in engines)}."
-        + (
-            f" {unlogged_units} units were recorded by runs that logged no summary (killed outright): "
-            "their wall time is not in this figure."
-            if unlogged_units
-            else ""
-        ),
-        f"- Fit + predict time summed over every recorded unit: {unit_hours:.2f} h "
-        "(units run in parallel, one per worker).",
-        f"- Package version(s): {', '.join(sorted({r['version'] for r in runs})) or 'n/a'}.",
-        "",
-    ]
-
-
-def method_section(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
+def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]:
     """The protocol, λ and τ, the solver and the forests, as configured."""
     model = plan.model
     return [
         "## Method",
         "",
+        f"- Records: `raw/` beside this file, experiment `{plan.experiment_name}`, config `{digest}`; "
+        f"{int(cells['n'].sum())} units, {repetitions(cells['n'])} repetitions per cell "
+        f"(the protocol asks for {plan.protocol.repetitions}).",
         f"- Protocol: N ∈ {list(plan.protocol.Ns)}, T ∈ {list(plan.protocol.Ts)}, test size "
         f"round({plan.protocol.test_fraction:.4g}·N), a split per (dataset, N, repetition) shared by every T "
         "and both methods; MNIST draws its test examples from its test split.",
@@ -149,116 +91,56 @@ def method_section(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
     ]
 
 
-def summary_section(cells: pd.DataFrame) -> list[str]:
-    """Per dataset: DisDF against gcF (paired tests), and how many paper values lie inside our CIs."""
-    summary_rows = []
-    for dataset, group in cells.groupby("dataset"):
-        disdf_cells = group[group["method"] == "disdf"]
-        verdicts = disdf_cells["verdict"].value_counts() if "verdict" in disdf_cells else pd.Series(dtype=int)
-        with_paper = group.dropna(subset=["paper"])
-        inside = int(with_paper["paper_in_ci"].fillna(False).sum())
-        summary_rows.append(
-            {
-                "dataset": dataset,
-                "cells": len(disdf_cells),
-                "DisDF better": int(verdicts.get("DisDF better", 0)),
-                "DisDF worse": int(verdicts.get("DisDF worse", 0)),
-                "no significant difference": int(verdicts.get("no significant difference", 0)),
-                "paper values inside our 95% CI": f"{inside}/{len(with_paper)}",
-                "mean accuracy gcF / DisDF": " / ".join(
-                    f"{group[group['method'] == m]['mean'].mean():.3f}" for m in ("gcforest", "disdf")
-                ),
-            }
-        )
-    return ["## Summary", "", pd.DataFrame(summary_rows).to_markdown(index=False), ""]
-
-
-def optimism_section(records: pd.DataFrame, weight_fitting: str) -> list[str]:
-    """How much the out-of-fold score that chose the depth overstates test accuracy, per method."""
+def summary_section(cells: pd.DataFrame, headline: bool = False) -> list[str]:
+    """Per dataset: DisDF against gcF (paired tests, when both ran), and the paper's values inside our CIs.
+    The headline's REPORT.md has them in its verdict and claims sections: there only the heading."""
+    if headline:
+        return ["## Results", ""]
+    paired = "verdict" in cells and cells["verdict"].notna().any()
+    methods = [m for m in LABELS if m in set(cells["method"])]
     rows = []
-    for (dataset, method), group in with_optimism(records).groupby(["dataset", "method"]):
-        mean, half = split_mean_ci(group, "optimism")
-        rows.append(
-            {
-                "dataset": dataset,
-                "method": LABELS.get(method, method),
-                "optimism (pp) ± 95% CI": f"{mean:.1f} ± {half:.1f}",
-                "levels kept": round(float(group["n_levels"].mean()), 2),
-                "out-of-fold score of the kept level": round(float(group["kept_score"].mean()), 3),
-            }
+    for dataset, group in cells.groupby("dataset"):
+        with_paper = group.dropna(subset=["paper"])
+        row = {
+            "dataset": DATASET_NAMES.get(dataset, dataset),
+            "cells": group[["N", "T"]].drop_duplicates().shape[0],
+        }
+        if paired:
+            verdicts = group[group["method"] == "disdf"]["verdict"].value_counts()
+            row["DisDF better / worse (Holm)"] = (
+                f"{verdicts.get('DisDF better', 0)} / {verdicts.get('DisDF worse', 0)}"
+            )
+        row["paper's values inside our 95% CI"] = (
+            f"{int(with_paper['paper_in_ci'].fillna(False).sum())}/{len(with_paper)}"
+            if len(with_paper)
+            else "–"
         )
+        row[f"mean accuracy {' / '.join(LABELS[m] for m in methods)}"] = " / ".join(
+            f"{group[group['method'] == m]['mean'].mean():.3f}" for m in methods
+        )
+        rows.append(row)
     return [
-        "## Optimism of the out-of-fold scores",
+        "## Results",
         "",
-        "Optimism: the out-of-fold accuracy of the kept level (which chose the depth) minus the test "
-        "accuracy (mean over the units of a split, then over splits, with a 95% CI over splits). "
-        "DisDF's weights are fitted on the pairs of each fold model's held-out examples; "
-        f"these records use `weight_fitting={weight_fitting}`"
-        + (
-            " (the default): each example's out-of-fold vector uses weights fitted on the other parts "
-            "of its fold's held-out set, never on its label. "
-            if weight_fitting == "cross_fit"
-            else ": the same examples' out-of-fold vectors use weights that saw their labels. "
-        )
-        + 'See "Honest DisDF" below for both fittings side by side.',
+        "Per dataset: cells where DisDF is significantly better / worse than gcF (paired Wilcoxon per cell, "
+        "Holm within the dataset's cells), the paper's values inside the 95 % CI of our mean, and the mean "
+        "accuracy over the cells."
+        if paired
+        else "Per dataset: the paper's values inside the 95 % CI of our "
+        "mean, and the mean accuracy over the cells.",
         "",
         pd.DataFrame(rows).to_markdown(index=False),
         "",
     ]
 
 
-def timing_sections(cells: pd.DataFrame, plan: RunPlan, records: pd.DataFrame) -> list[str]:
-    """Seconds per unit at the largest N and T, and per split (with the protocol's core-hours)."""
-    largest = cells[(cells["N"] == cells["N"].max()) & (cells["T"] == cells["T"].max())]
-    timing = largest.pivot_table(index="dataset", columns="method", values=["seconds", "n_levels"])
-    timing.columns = [f"{value} {LABELS.get(method, method)}" for value, method in timing.columns]
-    lines = [
-        f"## Time per unit at N = {cells['N'].max()}, T = {cells['T'].max()}",
-        "",
-        "Mean fit + predict seconds of one unit (one method on one split) and mean levels kept; "
-        "a split's shared level 1 is charged evenly to its units; units ran in parallel, so the "
-        "seconds include contention for the cores.",
-        "",
-        timing.to_markdown(floatfmt=".2f"),
-        "",
-    ]
-    per_split, core_hours = split_times(records, plan.protocol.repetitions)
-    if not per_split.empty:
-        lines += [
-            "## Time per split",
-            "",
-            "Mean fit + predict seconds of one split (all its T and both methods, level 1 grown once), "
-            f"over the splits whose units all ran in one job. At these rates the protocol's "
-            f"{plan.protocol.repetitions} repetitions take {core_hours:.2f} core-hours, i.e. about "
-            f"{core_hours / 2:.2f} h of wall time on 2 cores.",
-            "",
-            per_split.reset_index()
-            .pivot_table(index="dataset", columns="N", values="seconds per split")
-            .to_markdown(floatfmt=".2f"),
-            "",
-        ]
-    return lines
-
-
-def disagreement_section(cells: pd.DataFrame) -> list[str]:
-    """The ten cells farthest from the paper's values."""
-    gaps = cells.dropna(subset=["paper"]).assign(gap=lambda f: f["mean"] - f["paper"])
-    worst = gaps.reindex(gaps["gap"].abs().sort_values(ascending=False).index).head(10)
-    return [
-        "## Largest disagreements with the paper",
-        "",
-        worst[["dataset", "N", "T", "method", "n", "mean", "ci_half", "paper", "gap"]].to_markdown(
-            index=False, floatfmt=".3f"
-        ),
-        "",
-    ]
-
-
 def tables_section(cells: pd.DataFrame) -> list[str]:
-    """Every dataset's table in the paper's layout."""
-    lines = ["## Tables", ""]
+    """Every dataset's table in the paper's layout (its name heads the first column), the legend first."""
+    lines = [table_legend(cells), ""]
     for dataset in sorted(cells["dataset"].unique()):
-        lines += [f"### {dataset}", "", layout(cells[cells["dataset"] == dataset]).to_markdown(), ""]
+        table = layout(cells[cells["dataset"] == dataset])
+        table.index.name = f"{DATASET_NAMES.get(dataset, dataset)}: N"
+        lines += [table.to_markdown(), ""]
     return lines
 
 
@@ -277,7 +159,7 @@ def render(context: ReportContext) -> Rendered | None:
         "records_digest": records_digest(records.to_dict("records"), TIMING_FIELDS),
     }
     return Rendered(
-        protocol_markdown(cells, plan, context.folder, grid.config_hash, records),
+        protocol_markdown(cells, plan, grid.config_hash, writes_headline(context.folder)),
         files=table_files(cells),
         source=source,
         replaces=("tables/",),

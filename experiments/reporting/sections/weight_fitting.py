@@ -20,7 +20,7 @@ import pandas as pd
 from experiments.reporting.formatting import pp_ci
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import paired_wilcoxon, split_mean_ci, with_optimism
-from experiments.reporting.tables import experiment_records, paired_tests
+from experiments.reporting.tables import DATASET_NAMES, experiment_records, paired_tests
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
 VARIANTS = ("gcF", "DisDF cross_fit", "DisDF same_examples")
@@ -64,7 +64,7 @@ def variant_rows(frame: pd.DataFrame) -> pd.DataFrame:
     for (dataset, variant), group in frame.groupby(["dataset", "variant"], sort=True, observed=True):
         optimism = split_mean_ci(group, "optimism")
         row = {
-            "dataset": dataset,
+            "dataset": DATASET_NAMES.get(dataset, dataset),
             "variant": variant,
             "optimism (pp)": pp_ci(*optimism),
             "levels kept": round(float(group["n_levels"].mean()), 2),
@@ -96,7 +96,7 @@ def leak_effect_rows(frame: pd.DataFrame) -> pd.DataFrame:
         per_split = group.groupby(["N", "repetition"])["d"].mean().to_numpy()
         rows.append(
             {
-                "dataset": dataset,
+                "dataset": DATASET_NAMES.get(dataset, dataset),
                 "splits": len(per_split),
                 "cross_fit − same_examples (pp)": pp_ci(*split_mean_ci(group, "d")),
                 "Wilcoxon p (splits)": f"{paired_wilcoxon(per_split, 0 * per_split):.2g}",

@@ -1,0 +1,36 @@
+"""REPORT.md section "The paper's claims": each claim of the paper's section 6 decided by rules fixed
+before computing (:mod:`experiments.reporting.paper_claims`), the qualifiers of the confirmed ones
+(:mod:`experiments.reporting.claim_qualifiers`), and what the paper's tables can tell about
+themselves (:mod:`experiments.reporting.paper_statistics`).
+
+    python -m experiments.reporting.report --section claims     # after make reproduce and make audit
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from experiments.reporting.claim_qualifiers import qualifiers_section
+from experiments.reporting.paper_claims import paper_claims_section
+from experiments.reporting.paper_statistics import paper_statistics_section
+from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.sections.audit import MECHANISMS, mechanism_records
+from experiments.reporting.tables import PAPER_TABLES, experiment_records
+
+
+def render(context: ReportContext) -> Rendered | None:
+    """The claims, their qualifiers and the paper's tables' own statistics; None without headline records."""
+    headline, _ = experiment_records("paper", root=context.root)
+    if headline.empty:
+        return None
+    paper = pd.read_csv(PAPER_TABLES)
+    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context.root)).empty}
+    lines = [
+        *paper_claims_section(headline, paper),
+        *qualifiers_section(headline, runs, paper),
+        *paper_statistics_section(headline, paper),
+    ]
+    return Rendered("\n".join(lines))
+
+
+SECTION = Section("claims", "the records of experiment=paper and of the audit's mechanisms", render)

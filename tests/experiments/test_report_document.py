@@ -1,0 +1,135 @@
+"""REPORT.md as a reader gets it: the verdict first and short, the appendix apart, README's summary the
+report's, and the statistics the verdicts rest on doing what scipy does."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from experiments.reporting import statistics
+from experiments.reporting.report import (
+    APPENDIX,
+    README_BEGIN,
+    README_END,
+    SECTION_ORDER,
+    put_section,
+    read_sections,
+    readme_summary,
+    readme_with_summary,
+)
+from experiments.reporting.sections.run_details import duration
+from experiments.running.config import ROOT
+
+RESULTS = ROOT / "results"
+
+
+def test_readme_says_what_the_report_s_verdict_says():
+    summary = (RESULTS / "report" / "summary.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme.count(README_BEGIN) == readme.count(README_END) == 1
+    assert readme_summary(readme) == summary.strip("\n")
+    assert len(summary.strip("\n").splitlines()) <= 25
+
+
+def test_the_committed_summary_is_what_the_records_give():
+    """The verdict and its table recomputed from the raw records equal the committed summary."""
+    from experiments.reporting.section import ReportContext
+    from experiments.reporting.sections import verdict
+
+    rendered = verdict.render(ReportContext(ROOT, RESULTS))
+    assert rendered is not None
+    assert rendered.files[verdict.SUMMARY] == (RESULTS / verdict.SUMMARY).read_text(encoding="utf-8")
+
+
+def test_the_committed_report_opens_with_a_short_verdict_and_stays_within_250_lines():
+    report = (RESULTS / "REPORT.md").read_text(encoding="utf-8")
+    assert len(report.splitlines()) <= 250
+    sections = read_sections(RESULTS)
+    first = next(name for name in SECTION_ORDER if name in sections)
+    assert first == "verdict"
+    conclusion = sections["verdict"].split("\n\n")[1]
+    assert len(re.findall(r"\S+", conclusion)) <= 200
+    figure = re.search(r"!\[[^]]*\]\(([^)]+)\)", sections["verdict"]).group(1)
+    assert (RESULTS / figure).is_file()
+    assert not set(APPENDIX) & set(re.findall(r"<!-- section: (\w+) -->", report))
+    assert "[APPENDIX.md](APPENDIX.md)" in report
+    for raw in ("gcforest", "ci_half", "0.00 h"):
+        assert raw not in report
+
+
+def test_readme_block_is_replaced_and_its_markers_are_required():
+    text = f"intro\n{README_BEGIN}\nold\n{README_END}\nrest\n"
+    assert readme_with_summary(text, "new\n") == f"intro\n{README_BEGIN}\nnew\n{README_END}\nrest\n"
+    with pytest.raises(ValueError, match="markers"):
+        readme_with_summary("no markers", "new")
+
+
+def test_sections_round_trip_through_the_documents_and_the_appendix_holds_engineering(tmp_path):
+    put_section(tmp_path, "speed", "## Speed\nfast")
+    assert "## Speed" in (tmp_path / "REPORT.md").read_text() and not (tmp_path / "APPENDIX.md").exists()
+    put_section(tmp_path, "protocol", "## Method\nm")
+    put_section(tmp_path, "verdict", "## Verdict\nv")
+    report, appendix = ((tmp_path / n).read_text() for n in ("REPORT.md", "APPENDIX.md"))
+    assert report.index("## Verdict") < report.index("## Method") and "## Speed" not in report
+    assert "## Speed\nfast" in appendix
+    assert read_sections(tmp_path) == {
+        "speed": "## Speed\nfast",
+        "protocol": "## Method\nm",
+        "verdict": "## Verdict\nv",
+    }
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"), [(4.2, "4.2 s"), (42, "42 s"), (90, "1.5 min"), (6480, "1.80 h"), (0.001, "0.0 s")]
+)
+def test_a_duration_is_written_in_the_unit_that_suits_it(seconds, text):
+    assert duration(seconds) == text
+
+
+def test_pratt_keeps_the_zeros_in_the_ranks_and_the_paired_t_is_scipy_s():
+    rng = np.random.default_rng(0)
+    base = rng.normal(0, 1, 40)
+    treatment = base + np.r_[np.zeros(20), rng.normal(0.6, 1, 20)]
+    wilcox = statistics.paired_wilcoxon(treatment, base)
+    pratt = statistics.paired_wilcoxon_pratt(treatment, base)
+    assert pratt == pytest.approx(stats.wilcoxon(treatment - base, zero_method="pratt").pvalue)
+    assert pratt != pytest.approx(wilcox)
+    assert statistics.paired_t_p(treatment, base) == pytest.approx(stats.ttest_rel(treatment, base).pvalue)
+    assert statistics.paired_t_p(base, base) == 1.0 == statistics.paired_wilcoxon_pratt(base, base)
+
+
+def test_a_contrast_over_one_group_is_a_one_sample_t_test():
+    values = np.random.default_rng(1).normal(0.3, 1, 50)
+    result = statistics.contrast_over_independent_groups([values])
+    assert result["p"] == pytest.approx(stats.ttest_1samp(values, 0).pvalue)
+    low, high = stats.t.interval(0.95, 49, loc=values.mean(), scale=stats.sem(values))
+    assert (result["ci_low"], result["ci_high"]) == pytest.approx((low, high))
+    assert (
+        statistics.contrast_below_p(result, 5.0) < 1e-10 and statistics.contrast_below_p(result, -5.0) > 0.99
+    )
+
+
+def test_equivalence_of_a_contrast_and_of_two_groups():
+    rng = np.random.default_rng(2)
+    near = [rng.normal(0.05, 1, 400) for _ in range(4)]
+    far = [rng.normal(1.5, 1, 400) for _ in range(4)]
+    assert statistics.contrast_equivalent(statistics.contrast_over_independent_groups(near), 1.0)
+    assert not statistics.contrast_equivalent(statistics.contrast_over_independent_groups(far), 1.0)
+    a, b = rng.normal(0, 1, 300), rng.normal(0.1, 1, 300)
+    assert statistics.tost_independent(a, b, margin=0.5)["equivalent"]
+    assert not statistics.tost_independent(a, b + 2, margin=0.5)["equivalent"]
+
+
+def test_scaled_chi2_estimate_finds_each_scale_and_tests_one_for_all():
+    rng = np.random.default_rng(3)
+    df = np.full(4, 24.0)
+    same = rng.chisquare(24, 4) / 2.0  # n = 2 in every group: n·S ~ χ²(df)
+    result = statistics.scaled_chi2_estimate(same, df)
+    np.testing.assert_allclose(result["n_hat"], df / same)
+    assert result["pooled"] == pytest.approx(df.sum() / same.sum())
+    assert result["p"] > 0.01
+    mixed = np.r_[rng.chisquare(24, 2) / 1.0, rng.chisquare(24, 2) / 20.0]
+    assert statistics.scaled_chi2_estimate(mixed, df)["p"] < 1e-4
