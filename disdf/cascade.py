@@ -38,11 +38,15 @@ from disdf.parameters import (
     split_nested_params,
 )
 from disdf.threads import run_tasks
+from disdf.tree_probabilities import TreeLeaves
 
 AUGMENTATIONS = ("cumulative", "previous")
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
+#: Input dtypes taken as they are (float32 X is not widened); any other is converted to float64
+#: first, so that values beyond float32's range are refused (check_float32_range), not made inf.
+INPUT_DTYPES = (np.float64, np.float32)
 
 
 def _fit_fold_model(
@@ -55,11 +59,11 @@ def _fit_fold_model(
     test: np.ndarray,
     seed: int,
     **forest_options: Any,
-) -> tuple[FoldModel, np.ndarray]:
+) -> tuple[FoldModel, TreeLeaves]:
     table = fit_fold_model(
         kind, params, engine, features[train], y[train], random_state=seed, **forest_options
     )
-    return table, table.probabilities(features[test])
+    return table, table.tree_leaves(features[test])
 
 
 def check_float32_range(X: np.ndarray) -> None:
@@ -67,6 +71,24 @@ def check_float32_range(X: np.ndarray) -> None:
     before any work, with scikit-learn's message."""
     if X.size and np.max(np.abs(X)) > np.finfo(np.float32).max:
         raise ValueError("Input X contains infinity or a value too large for dtype('float32').")
+
+
+def as_float32(X: np.ndarray) -> np.ndarray:
+    """X as C-ordered float32 (as both engines read it), without a copy if it is one already."""
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
+def float32_columns(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """The blocks of columns ``parts`` side by side, converted to float32 (C-ordered): equal to
+    ``np.hstack(parts).astype(np.float32)`` without the float64 matrix (one block: no copy)."""
+    if len(parts) == 1:
+        return as_float32(parts[0])
+    out = np.empty((parts[0].shape[0], sum(part.shape[1] for part in parts)), dtype=np.float32)
+    start = 0
+    for part in parts:
+        out[:, start : start + part.shape[1]] = part
+        start += part.shape[1]
+    return out
 
 
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
@@ -284,8 +306,9 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     def _prepare_fit(self, X, y):
         """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
         specs = self._validate_hyperparameters()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
         check_float32_range(X)
+        X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         n_samples = X.shape[0]
@@ -391,12 +414,11 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         return self
 
     def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
-        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation."""
-        if not previous_vectors:
-            return X
-        if self.augmentation == "cumulative":
-            return np.hstack([X, *previous_vectors])
-        return np.hstack([X, previous_vectors[-1]])
+        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation, as the float32 values
+        the trees read (the same values as the float64 columns converted, without a float64 copy)."""
+        if self.augmentation == "previous":
+            previous_vectors = previous_vectors[-1:]
+        return float32_columns([X, *previous_vectors])
 
     def _draw_level_seeds(self, specs, rng) -> tuple[int, np.ndarray]:
         # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
@@ -484,7 +506,7 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""
         forests = [
-            forest.with_weights([np.full(p.shape[1], 1.0 / p.shape[1]) for p in forest.held_out])
+            forest.with_weights([np.full(held.n_trees, 1.0 / held.n_trees) for held in forest.held_out])
             for forest in fit.forests
         ]
         return forests, {}
@@ -493,8 +515,9 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     def _last_level_input(self, X) -> np.ndarray:
         """The last kept level's input for new examples: x and the earlier levels' vectors, eq. (40)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=INPUT_DTYPES)
         check_float32_range(X)
+        X = as_float32(X)
         previous_vectors: list[np.ndarray] = []
         for level in self.levels_[:-1]:
             previous_vectors.append(level.class_vectors(self._level_input(X, previous_vectors), self.n_jobs))

@@ -16,6 +16,7 @@ from disdf.fit_memory import different_class_pairs_per_fold
 from disdf.forest_fit import LevelFit
 from disdf.parameters import Boolean, Constraint, DictParameter, Float, Grid, Integer, OneOf
 from disdf.threads import run_tasks
+from disdf.tree_probabilities import TreeLeaves
 from disdf.weights import (
     PairStatistics,
     SampledWeightProblem,
@@ -49,8 +50,10 @@ LAMBDA = Float(0.0, high=LAMBDA_MAX)
 TAU = Float(0.0, low_open=True, high=TAU_MAX)
 
 
-def _sampled_problem(tree_probabilities, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
-    return SampledWeightProblem(tree_probabilities, y, lambda_, tau, random_state=random_state)
+def _sampled_problem(held: TreeLeaves, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
+    """The pair-sampling problem of a fold model's held-out examples, their (n_k, T, C) probabilities
+    made from the leaf rows here, in the task that solves it (one such array per running task)."""
+    return SampledWeightProblem(held.probabilities(), y, lambda_, tau, random_state=random_state)
 
 
 class SolverFallbackWarning(UserWarning):
@@ -273,6 +276,10 @@ class DisDFClassifier(CascadeForestClassifier):
                 ) from error
             return replace(self._fall_back(problem, w0, reason), fallback_reason=reason)
 
+    def _solve_problem(self, problem, lambda_: float, tau: float, w0, options: dict, where: str) -> WeightSolution:
+        """:meth:`_solve` of ``problem(lambda_, tau)``, built in the task (its arrays live while it runs)."""
+        return self._solve(problem(lambda_, tau), w0, options, where)
+
     def _fall_back(self, problem, w0, reason: str) -> WeightSolution:
         """The fallback's solution; if it fails too, an error naming both failures and where."""
         try:
@@ -296,9 +303,9 @@ class DisDFClassifier(CascadeForestClassifier):
             fit.compute_pair_statistics(self.n_jobs)
             return [partial(WeightProblem, s) for forest in fit.forests for s in forest.pair_statistics]
         return [
-            partial(_sampled_problem, probabilities, y_code[test], random_state=seed)
+            partial(_sampled_problem, held, y_code[test], random_state=seed)
             for forest in fit.forests
-            for probabilities, (_, test), seed in zip(forest.held_out, fit.folds, forest.seeds, strict=True)
+            for held, (_, test), seed in zip(forest.held_out, fit.folds, forest.seeds, strict=True)
         ]
 
     def _cross_fitted(self, forests, fit: LevelFit, lambda_: float, tau: float, options: dict, places):
@@ -315,7 +322,7 @@ class DisDFClassifier(CascadeForestClassifier):
         exact = reads_pair_statistics(self.solver)
 
         def problem(m, k, fitting):
-            probabilities = forests[m].held_out[k][fitting]
+            probabilities = forests[m].held_out[k][fitting].probabilities()
             labels = fit.y_code[fit.folds[k][1][fitting]]
             if exact:  # the fold's statistics hold every pair of the part's examples
                 whole = forests[m].pair_statistics
@@ -367,7 +374,7 @@ class DisDFClassifier(CascadeForestClassifier):
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = run_tasks(
                 (
-                    partial(self._solve, problem(lambda_, tau), w0, options, where)
+                    partial(self._solve_problem, problem, lambda_, tau, w0, options, where)
                     for problem, w0, where in zip(problems, previous, places, strict=True)
                 ),
                 self.n_jobs,

@@ -22,6 +22,7 @@ from sklearn.utils import check_array
 import disdf.fast_forest.kernels as kernels
 import disdf.fast_forest.prediction_kernels as prediction_kernels
 from disdf.fast_forest.leaf_memo import LeafMemo
+from disdf.tree_probabilities import TreeLeaves, leaf_rows
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
 SUPPORTED_PARAMS = (
@@ -170,6 +171,10 @@ class FastForest:
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
         return prediction_kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
+
+    def tree_leaves(self, X: np.ndarray) -> TreeLeaves:
+        """:meth:`probabilities` of X kept as leaf rows of ``leaf_values`` (4 bytes per example and tree)."""
+        return TreeLeaves(leaf_rows(self.apply(X)), self.leaf_values)
 
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
