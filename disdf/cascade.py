@@ -12,6 +12,7 @@ one :class:`~disdf.forest_fit.ForestFit`; a level is a list of them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -23,9 +24,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from disdf.fit_memory import check_level_memory, level_memory
+from disdf.fit_memory import check_estimator_memory
+from disdf.fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
 from disdf.forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
 from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.level_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
 from disdf.pair_distances import PairDistances
 from disdf.parameters import (
     Constraint,
@@ -44,9 +47,6 @@ AUGMENTATIONS = ("cumulative", "previous")
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
-#: Input dtypes taken as they are (float32 X is not widened); any other is converted to float64
-#: first, so that values beyond float32's range are refused (check_float32_range), not made inf.
-INPUT_DTYPES = (np.float64, np.float32)
 
 
 def _fit_fold_model(
@@ -60,35 +60,8 @@ def _fit_fold_model(
     seed: int,
     **forest_options: Any,
 ) -> tuple[FoldModel, TreeLeaves]:
-    table = fit_fold_model(
-        kind, params, engine, features[train], y[train], random_state=seed, **forest_options
-    )
+    table = fit_fold_model(kind, params, engine, features, y, random_state=seed, rows=train, **forest_options)
     return table, table.tree_leaves(features[test])
-
-
-def check_float32_range(X: np.ndarray) -> None:
-    """Both engines grow trees on float32 (as scikit-learn's forests do): refuse what it cannot hold,
-    before any work, with scikit-learn's message."""
-    if X.size and np.max(np.abs(X)) > np.finfo(np.float32).max:
-        raise ValueError("Input X contains infinity or a value too large for dtype('float32').")
-
-
-def as_float32(X: np.ndarray) -> np.ndarray:
-    """X as C-ordered float32 (as both engines read it), without a copy if it is one already."""
-    return np.ascontiguousarray(X, dtype=np.float32)
-
-
-def float32_columns(parts: Sequence[np.ndarray]) -> np.ndarray:
-    """The blocks of columns ``parts`` side by side, converted to float32 (C-ordered): equal to
-    ``np.hstack(parts).astype(np.float32)`` without the float64 matrix (one block: no copy)."""
-    if len(parts) == 1:
-        return as_float32(parts[0])
-    out = np.empty((parts[0].shape[0], sum(part.shape[1] for part in parts)), dtype=np.float32)
-    start = 0
-    for part in parts:
-        out[:, start : start + part.shape[1]] = part
-        start += part.shape[1]
-    return out
 
 
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
@@ -150,6 +123,15 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         vectors). The fold models, out-of-fold vectors, level scores and depth
         are the same under both; the refit forest's seed is derived from the
         forest's fold seeds, so no other random draw moves.
+    keep_fitted_levels : {"memory", "disk"}, default="memory"
+        Where the fitted levels' trees live. ``"disk"`` (compiled engines):
+        each level's node arrays are written to ``fitted_levels_dir`` once it
+        is fitted and read back memory-mapped, so fit and predict hold one
+        level's trees at a time (DF21's partial mode; :mod:`disdf.fitted_levels`).
+        The same trees and predictions.
+    fitted_levels_dir : str or path, default=None
+        The folder ``keep_fitted_levels="disk"`` writes (required there; its
+        files must outlive the fitted estimator); None with ``"memory"``.
 
     Attributes
     ----------
@@ -183,6 +165,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         engine: str = "fast",
         verbose: int = 0,
         test_vectors: str = "fold_mean",
+        keep_fitted_levels: str = "memory",
+        fitted_levels_dir: str | os.PathLike | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -199,6 +183,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         self.engine = engine
         self.verbose = verbose
         self.test_vectors = test_vectors
+        self.keep_fitted_levels = keep_fitted_levels
+        self.fitted_levels_dir = fitted_levels_dir
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range (disdf.parameters), checked by fit before any work, in this
@@ -219,6 +205,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
         "test_vectors": OneOf(TEST_VECTORS),
         "forests": ForestSpecs(),
+        "keep_fitted_levels": KeepFittedLevels(),
+        "fitted_levels_dir": LevelsFolder(),
     }
 
     #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
@@ -321,7 +309,7 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
                 f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
                 "K-fold class vectors need at least one example per fold"
             )
-        self.check_fit_memory(np.bincount(y_code), len(specs))
+        self.check_fit_memory(np.bincount(y_code), X.shape[1])
         tree_params = {
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
@@ -330,42 +318,33 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         return X, y_code, specs, check_random_state(self.random_state), tree_params
 
     def check_fit_memory(
-        self, class_counts: np.ndarray, n_forests: int, available: int | None = None
+        self, class_counts: np.ndarray, n_features: int = 0, available: int | None = None
     ) -> None:
-        """Refuse, before any tree is grown, a fit whose first level cannot fit in memory.
+        """Refuse, before any tree is grown, a fit whose estimated peak exceeds the available memory.
 
         Parameters
         ----------
         class_counts : array of shape (n_classes,)
             Training examples per class.
-        n_forests : int
-            Forests per level.
+        n_features : int, default=0
+            Features of X.
         available : int, default=None
-            Bytes available; None reads the system's (:func:`disdf.fit_memory.available_memory_bytes`).
+            Bytes available; None reads :func:`disdf.fit_memory.available_memory_bytes`
+            (the environment variable ``DISDF_MEMORY_LIMIT``, else the system's).
 
         Raises
         ------
         disdf.fit_memory.InsufficientMemoryError
-            Naming the estimate by part and what would fit.
+            Naming the estimate by part and a setting that would fit.
         """
-        counts = np.asarray(class_counts)
-        memory = level_memory(
-            int(counts.sum()), len(counts), self.n_trees, n_forests, self.n_folds, self._pair_rows(counts)
-        )
-        check_level_memory(
-            memory,
-            f"{type(self).__name__}(n_trees={self.n_trees}) on {int(counts.sum())} examples of "
-            f"{len(counts)} classes",
-            self._memory_remedy(),
-            available,
-        )
+        check_estimator_memory(self, class_counts, n_features, available)
 
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij a fit holds at once: none without learned weights."""
         return 0
 
     def _memory_remedy(self) -> str:
-        return "fewer trees (n_trees) or fewer training examples would fit"
+        return "fewer trees (n_trees), levels (max_levels) or training examples would fit"
 
     def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
@@ -385,6 +364,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
             score = level_accuracy(oof, y_code)
             scores.append(score)
             levels.append(CascadeLevel(forests=[forest.fitted() for forest in forests], info=info))
+            if self.keep_fitted_levels == "disk":  # its trees leave memory before the next level grows
+                store_level(levels[-1].models, self.fitted_levels_dir, level_index)
             previous_vectors.append(np.hstack(oof))
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
@@ -520,12 +501,19 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         X = as_float32(X)
         previous_vectors: list[np.ndarray] = []
         for level in self.levels_[:-1]:
-            previous_vectors.append(level.class_vectors(self._level_input(X, previous_vectors), self.n_jobs))
+            previous_vectors.append(self._level_vectors(level, self._level_input(X, previous_vectors)))
         return self._level_input(X, previous_vectors)
 
     def _last_class_vectors(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return self.levels_[-1].class_vectors(self._last_level_input(X), self.n_jobs)
+        return self._level_vectors(self.levels_[-1], self._last_level_input(X))
+
+    def _level_vectors(self, level: CascadeLevel, features: np.ndarray) -> np.ndarray:
+        """A level's class vectors of new examples; on disk, its trees' pages are then let go."""
+        vectors = level.class_vectors(features, self.n_jobs)
+        if self.keep_fitted_levels == "disk":
+            release_level(level.models)
+        return vectors
 
     def fit_transform(self, X, y, **fit_params) -> np.ndarray:
         """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.

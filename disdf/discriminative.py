@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -199,6 +200,8 @@ class DisDFClassifier(CascadeForestClassifier):
         engine: str = "fast",
         verbose: int = 0,
         test_vectors: str = "fold_mean",
+        keep_fitted_levels: str = "memory",
+        fitted_levels_dir: str | os.PathLike | None = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -225,6 +228,8 @@ class DisDFClassifier(CascadeForestClassifier):
             engine=engine,
             verbose=verbose,
             test_vectors=test_vectors,
+            keep_fitted_levels=keep_fitted_levels,
+            fitted_levels_dir=fitted_levels_dir,
         )
         self.lambda_ = lambda_
         self.tau = tau
@@ -245,7 +250,7 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _memory_remedy(self) -> str:
         return (
-            "fewer trees (n_trees) or fewer training examples would fit, or "
+            "fewer trees (n_trees), levels (max_levels) or training examples would fit, or "
             "solver='stochastic_frank_wolfe', which draws pairs instead of storing every Q_ij"
         )
 
@@ -276,7 +281,9 @@ class DisDFClassifier(CascadeForestClassifier):
                 ) from error
             return replace(self._fall_back(problem, w0, reason), fallback_reason=reason)
 
-    def _solve_problem(self, problem, lambda_: float, tau: float, w0, options: dict, where: str) -> WeightSolution:
+    def _solve_problem(
+        self, problem, lambda_: float, tau: float, w0, options: dict, where: str
+    ) -> WeightSolution:
         """:meth:`_solve` of ``problem(lambda_, tau)``, built in the task (its arrays live while it runs)."""
         return self._solve(problem(lambda_, tau), w0, options, where)
 

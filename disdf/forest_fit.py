@@ -179,6 +179,11 @@ class CascadeLevel:
     refit_models: list[FoldModel] | None = None
 
     @property
+    def models(self) -> list[FoldModel]:
+        """Every fold model of the level, forest after forest."""
+        return [model for forest in self.forests for model in forest.models]
+
+    @property
     def weights(self) -> list[list[np.ndarray]]:
         """[forest][fold] -> (T,) tree weights."""
         return [forest.weights for forest in self.forests]

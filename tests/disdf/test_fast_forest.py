@@ -420,14 +420,15 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
     X = np.column_stack(
         [rng.integers(0, 256, n), rng.integers(0, 5, n) * 0.1, rng.normal(size=n), [0.0, 1e-9] * (n // 2)]
     )
-    data = kernels._training_data(X.astype(np.float32), np.zeros(n, dtype=np.int64), False, 64, 0)
+    Xt = np.ascontiguousarray(X.astype(np.float32).T, dtype=np.float64)  # as grow_forest reads X
+    data = kernels._training_data(Xt, np.zeros(n, dtype=np.int64), False, 64, 0)
     for f in range(X.shape[1]):
         np.testing.assert_array_equal(data.presorted[f], np.argsort(data.Xt[f], kind="stable"))
     assert data.n_codes[0] == data.Xt[0].max() + 1 and data.n_codes[1] == 5
     assert data.n_codes[2] == 0 and data.n_codes[3] == 0  # too many values; two that count as one
     for f in (0, 1):
         np.testing.assert_array_equal(data.code_values[f][data.codes[f]], data.Xt[f])
-    small = kernels._training_data(X[:60].astype(np.float32), np.zeros(60, dtype=np.int64), False, 64, 0)
+    small = kernels._training_data(np.ascontiguousarray(Xt[:, :60]), np.zeros(60, dtype=np.int64), False, 64, 0)
     assert small.codes.shape[0] == 0  # nodes that small never read histograms: nothing is coded
 
 
