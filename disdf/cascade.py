@@ -61,7 +61,7 @@ def _fit_fold_model(
     **forest_options: Any,
 ) -> tuple[FoldModel, TreeLeaves]:
     table = fit_fold_model(kind, params, engine, features, y, random_state=seed, rows=train, **forest_options)
-    return table, table.tree_leaves(features[test])
+    return table, table.tree_leaves(features, rows=test)
 
 
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:

@@ -73,9 +73,10 @@ class LeafTable:
             out[start : start + block] = self.table[leaves + self.offsets]
         return out
 
-    def tree_leaves(self, X: np.ndarray) -> TreeLeaves:
-        """:meth:`probabilities` of X kept as each example's row of ``table`` in each tree."""
-        X = np.asarray(X, dtype=np.float32)
+    def tree_leaves(self, X: np.ndarray, rows: np.ndarray | None = None) -> TreeLeaves:
+        """:meth:`probabilities` of X (of its examples ``rows``) kept as each example's row of
+        ``table`` in each tree."""
+        X = np.asarray(X if rows is None else X[rows], dtype=np.float32)
         leaves = self.forest.apply(X) if X.shape[0] else np.empty((0, self.n_trees), dtype=np.intp)
         return TreeLeaves(leaf_rows(leaves + self.offsets), self.table)
 

@@ -173,9 +173,14 @@ class FastForest:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
         return prediction_kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
 
-    def tree_leaves(self, X: np.ndarray) -> TreeLeaves:
-        """:meth:`probabilities` of X kept as leaf rows of ``leaf_values`` (4 bytes per example and tree)."""
-        return TreeLeaves(leaf_rows(self.apply(X)), self.leaf_values)
+    def tree_leaves(self, X: np.ndarray, rows: np.ndarray | None = None) -> TreeLeaves:
+        """:meth:`probabilities` of X (of its examples ``rows``, read in place) kept as leaf rows of
+        ``leaf_values``: 4 bytes per example and tree."""
+        X = _as_input(X)
+        if rows is None or len(self.leaf_values) >= 2**31 - 1:
+            return TreeLeaves(leaf_rows(self.apply(X if rows is None else X[rows])), self.leaf_values)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        return TreeLeaves(prediction_kernels.apply_rows(X, rows, *self._arrays()), self.leaf_values)
 
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
@@ -219,6 +224,12 @@ def feature_major(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     return Xt
 
 
+def _all_finite(X: np.ndarray) -> bool:
+    """np.isfinite(X).all() a block of rows at a time (no boolean copy of a large X)."""
+    block = max(1, (1 << 22) // X.shape[1])
+    return all(np.isfinite(X[start : start + block]).all() for start in range(0, X.shape[0], block))
+
+
 def _as_input(X: np.ndarray) -> np.ndarray:
     """X as the kernels read it, C-ordered float32; refused as scikit-learn's forests refuse it.
 
@@ -234,7 +245,7 @@ def _as_input(X: np.ndarray) -> np.ndarray:
         and X.flags.c_contiguous
         and X.shape[0] > 0
         and X.shape[1] > 0
-        and np.isfinite(X).all()
+        and _all_finite(X)
     ):
         return X
     with np.errstate(over="ignore"):  # the overflow is reported as the error below, not as a warning

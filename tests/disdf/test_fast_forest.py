@@ -428,7 +428,9 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
     assert data.n_codes[2] == 0 and data.n_codes[3] == 0  # too many values; two that count as one
     for f in (0, 1):
         np.testing.assert_array_equal(data.code_values[f][data.codes[f]], data.Xt[f])
-    small = kernels._training_data(np.ascontiguousarray(Xt[:, :60]), np.zeros(60, dtype=np.int64), False, 64, 0)
+    small = kernels._training_data(
+        np.ascontiguousarray(Xt[:, :60]), np.zeros(60, dtype=np.int64), False, 64, 0
+    )
     assert small.codes.shape[0] == 0  # nodes that small never read histograms: nothing is coded
 
 

@@ -125,6 +125,8 @@ def test_leaf_rows_give_the_per_tree_probabilities_bit_for_bit(data, engine):
     np.testing.assert_array_equal(held.first(4).probabilities(), expected[:, :4])
     positions = np.array([3, 1, 50])
     np.testing.assert_array_equal(held[positions].probabilities(), expected[positions])
+    rows = np.array([350, 301, 399, 300])
+    np.testing.assert_array_equal(model.tree_leaves(X, rows=rows).probabilities(), expected[rows - 300])
 
 
 @pytest.mark.parametrize("engine", ["fast", "sklearn"])
