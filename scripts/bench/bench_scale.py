@@ -36,7 +36,10 @@ import pandas as pd
 
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
-PROBLEMS = {"mnist": (5_000, 10_000, 20_000, 60_000), "higgs_like": (10_000, 100_000, 1_000_000)}
+PROBLEMS = {
+    "mnist": (5_000, 10_000, 20_000, 60_000),
+    "higgs_like": (10_000, 30_000, 100_000, 300_000, 1_000_000),
+}
 METHODS = ("gcforest", "disdf", "random_forest", "extra_trees")
 N_TEST = 10_000
 
@@ -165,9 +168,10 @@ def main() -> None:
     parser.add_argument("--max-run-minutes", type=float, default=15.0, help="one fit's time at most")
     parser.add_argument("--assumed-slope", type=float, default=1.5, help="growth assumed after one size")
     parser.add_argument("--data-dir", default=None, help="MNIST's folder (default: DISDF_DATA_DIR)")
+    parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record); slopes beside it")
     add_record_flag(parser)
     args = parser.parse_args()
-    output = bench_output(args, "scale")
+    output = bench_output(args, "scale", args.output)
     deadline = time.monotonic() + 60 * args.budget_minutes
     sizes = {"mnist": args.mnist_sizes, "higgs_like": args.higgs_sizes}
     curves = [
