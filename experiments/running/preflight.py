@@ -157,8 +157,8 @@ def check_split_sizes(cfg: DictConfig, pools: dict[str, Pool]) -> None:
 
 
 def check_fit_memory(cfg: DictConfig, pools: dict[str, Pool]) -> None:
-    """The largest cell's first level fits in memory, for every cascade method (estimated, before
-    growing a tree: :meth:`disdf.CascadeForestClassifier.check_fit_memory`)."""
+    """The largest cell's fit fits in memory, for every cascade method (estimated, before growing a
+    tree: :meth:`disdf.CascadeForestClassifier.check_fit_memory`)."""
     specs = estimator_specs(cfg, methods(cfg))
     N, T = max(cfg.protocol.Ns), max(cfg.protocol.Ts)
     for name, pool in pools.items():
@@ -169,7 +169,8 @@ def check_fit_memory(cfg: DictConfig, pools: dict[str, Pool]) -> None:
             if not isinstance(estimator, CascadeForestClassifier):
                 continue
             try:
-                estimator.check_fit_memory(counts, len(estimator._validate_hyperparameters()))
+                estimator._validate_hyperparameters()
+                estimator.check_fit_memory(counts, pool.X_train.shape[1])
             except InsufficientMemoryError as error:
                 raise InsufficientMemoryError(
                     f"protocol.Ts={list(cfg.protocol.Ts)}, protocol.Ns={list(cfg.protocol.Ns)}, {name}, "
