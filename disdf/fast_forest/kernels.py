@@ -766,8 +766,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
             pos = _partition(Xt, samples, start, end, best_feature, best_threshold)
             top = _push(stack, top, pos, end, depth + 1, code, False)  # right first: the left grows first
             top = _push(stack, top, start, pos, depth + 1, code, True)
-        if parent < 0:
-            root = code
+        root = code if parent < 0 else root
         _set_child(children, parent, is_left, code)
     _keep_alive(tree)
     return root, n_nodes, n_leaves
