@@ -443,9 +443,13 @@ def test_binned_engine_grows_the_fast_trees_where_no_feature_needs_bins():
     continuous = (rng.normal(size=(250, 6)) + y[:250, None]).astype(np.float32)
     continuous[:, 0] *= 1e-3
     continuous[::2, 0] = continuous[1::2, 0] + 5e-9  # pairs of distinct values closer than 1e-7
-    assert not kernels._training_data(continuous, y[:250], False, 64, 255).binned.any()
+
+    def training_data(X, labels):  # X feature-major in float64, as grow_forest reads it
+        return kernels._training_data(np.ascontiguousarray(X.T, dtype=np.float64), labels, False, 64, 255)
+
+    assert not training_data(continuous, y[:250]).binned.any()
     near = np.vstack([continuous] * 4)  # the same values on 1,000 examples: binned
-    assert kernels._training_data(near, np.tile(y[:250], 4), False, 64, 255).binned.tolist() == [
+    assert training_data(near, np.tile(y[:250], 4)).binned.tolist() == [
         True,
         *[False] * 5,
     ]
@@ -463,7 +467,7 @@ def test_bins_hold_about_equal_counts_and_split_at_their_upper_edges():
     n = 5000
     y = rng.integers(0, 2, n).astype(np.int64)
     X = np.column_stack([rng.normal(size=n) + y, rng.exponential(size=n)]).astype(np.float32)
-    data = kernels._training_data(X, y, False, 64, 50)
+    data = kernels._training_data(np.ascontiguousarray(X.T, dtype=np.float64), y, False, 64, 50)
     for f in range(2):
         n_bins, edges, codes = data.n_codes[f], data.code_values[f], data.codes[f].astype(int)
         assert data.binned[f] and n_bins == 50 and np.all(np.diff(edges[: n_bins - 1]) > 0)
