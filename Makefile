@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format bench bench-df21 soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install docs test test-records lint format bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric reproduce-quick test-full mnist-full tables figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -79,6 +79,13 @@ bench-df21: install
 	$(BIN)/python scripts/tools/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
 	cp build/ours_vs_df21/mnist_full.csv results/bench/ours_vs_df21_$(DF21_N_TRAIN).csv
 	$(BIN)/python -m experiments.reporting.report --section speed
+
+# Fit time and peak memory against n (MNIST subsets to 60,000; a HIGGS-shaped synthetic problem to
+# 10^6 rows), both methods beside scikit-learn's forests, each curve up to the size its predicted time
+# still fits in SCALE_BUDGET minutes: results/bench/scale.csv and scale_slopes.csv (log-log slopes).
+SCALE_BUDGET ?= 40
+bench-scale: install
+	$(BIN)/python scripts/bench/bench_scale.py --budget-minutes $(SCALE_BUDGET) --record
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).

@@ -16,8 +16,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from disdf.cascade import _SEED_HIGH, check_float32_range
+from disdf.cascade import _SEED_HIGH
 from disdf.forest_specs import ENGINES, FOREST_KINDS, fit_fold_model
+from disdf.level_input import check_float32_range
 from disdf.parameters import Constraint, Integer, MaxFeatures, OneOf, RandomSeed, check_parameters
 
 #: What the kinds are called here: a random forest, or extremely randomised trees (a random

@@ -12,6 +12,7 @@ one :class:`~disdf.forest_fit.ForestFit`; a level is a list of them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -23,9 +24,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from disdf.fit_memory import check_level_memory, level_memory
+from disdf.fit_memory import check_estimator_memory
+from disdf.fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
 from disdf.forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
 from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.level_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
 from disdf.pair_distances import PairDistances
 from disdf.parameters import (
     Constraint,
@@ -38,6 +41,7 @@ from disdf.parameters import (
     split_nested_params,
 )
 from disdf.threads import run_tasks
+from disdf.tree_probabilities import TreeLeaves
 
 AUGMENTATIONS = ("cumulative", "previous")
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
@@ -55,18 +59,9 @@ def _fit_fold_model(
     test: np.ndarray,
     seed: int,
     **forest_options: Any,
-) -> tuple[FoldModel, np.ndarray]:
-    table = fit_fold_model(
-        kind, params, engine, features[train], y[train], random_state=seed, **forest_options
-    )
-    return table, table.probabilities(features[test])
-
-
-def check_float32_range(X: np.ndarray) -> None:
-    """Both engines grow trees on float32 (as scikit-learn's forests do): refuse what it cannot hold,
-    before any work, with scikit-learn's message."""
-    if X.size and np.max(np.abs(X)) > np.finfo(np.float32).max:
-        raise ValueError("Input X contains infinity or a value too large for dtype('float32').")
+) -> tuple[FoldModel, TreeLeaves]:
+    table = fit_fold_model(kind, params, engine, features, y, random_state=seed, rows=train, **forest_options)
+    return table, table.tree_leaves(features, rows=test)
 
 
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
@@ -132,6 +127,15 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         vectors). The fold models, out-of-fold vectors, level scores and depth
         are the same under both; the refit forest's seed is derived from the
         forest's fold seeds, so no other random draw moves.
+    keep_fitted_levels : {"memory", "disk"}, default="memory"
+        Where the fitted levels' trees live. ``"disk"`` (compiled engines):
+        each level's node arrays are written to ``fitted_levels_dir`` once it
+        is fitted and read back memory-mapped, so fit and predict hold one
+        level's trees at a time (DF21's partial mode; :mod:`disdf.fitted_levels`).
+        The same trees and predictions.
+    fitted_levels_dir : str or path, default=None
+        The folder ``keep_fitted_levels="disk"`` writes (required there; its
+        files must outlive the fitted estimator); None with ``"memory"``.
 
     Attributes
     ----------
@@ -196,6 +200,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         engine: str = "fast",
         verbose: int = 0,
         test_vectors: str = "fold_mean",
+        keep_fitted_levels: str = "memory",
+        fitted_levels_dir: str | os.PathLike | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -212,6 +218,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         self.engine = engine
         self.verbose = verbose
         self.test_vectors = test_vectors
+        self.keep_fitted_levels = keep_fitted_levels
+        self.fitted_levels_dir = fitted_levels_dir
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range (disdf.parameters), checked by fit before any work, in this
@@ -232,6 +240,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
         "test_vectors": OneOf(TEST_VECTORS),
         "forests": ForestSpecs(),
+        "keep_fitted_levels": KeepFittedLevels(),
+        "fitted_levels_dir": LevelsFolder(),
     }
 
     #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
@@ -319,8 +329,9 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     def _prepare_fit(self, X, y):
         """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
         specs = self._validate_hyperparameters()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
         check_float32_range(X)
+        X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
         n_samples = X.shape[0]
@@ -333,7 +344,7 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
                 f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
                 "K-fold class vectors need at least one example per fold"
             )
-        self.check_fit_memory(np.bincount(y_code), len(specs))
+        self.check_fit_memory(np.bincount(y_code), X.shape[1])
         tree_params = {
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
@@ -342,42 +353,33 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         return X, y_code, specs, check_random_state(self.random_state), tree_params
 
     def check_fit_memory(
-        self, class_counts: np.ndarray, n_forests: int, available: int | None = None
+        self, class_counts: np.ndarray, n_features: int = 0, available: int | None = None
     ) -> None:
-        """Refuse, before any tree is grown, a fit whose first level cannot fit in memory.
+        """Refuse, before any tree is grown, a fit whose estimated peak exceeds the available memory.
 
         Parameters
         ----------
         class_counts : array of shape (n_classes,)
             Training examples per class.
-        n_forests : int
-            Forests per level.
+        n_features : int, default=0
+            Features of X.
         available : int, default=None
-            Bytes available; None reads the system's (:func:`disdf.fit_memory.available_memory_bytes`).
+            Bytes available; None reads :func:`disdf.fit_memory.available_memory_bytes`
+            (the environment variable ``DISDF_MEMORY_LIMIT``, else the system's).
 
         Raises
         ------
         disdf.fit_memory.InsufficientMemoryError
-            Naming the estimate by part and what would fit.
+            Naming the estimate by part and a setting that would fit.
         """
-        counts = np.asarray(class_counts)
-        memory = level_memory(
-            int(counts.sum()), len(counts), self.n_trees, n_forests, self.n_folds, self._pair_rows(counts)
-        )
-        check_level_memory(
-            memory,
-            f"{type(self).__name__}(n_trees={self.n_trees}) on {int(counts.sum())} examples of "
-            f"{len(counts)} classes",
-            self._memory_remedy(),
-            available,
-        )
+        check_estimator_memory(self, class_counts, n_features, available)
 
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij a fit holds at once: none without learned weights."""
         return 0
 
     def _memory_remedy(self) -> str:
-        return "fewer trees (n_trees) or fewer training examples would fit"
+        return "fewer trees (n_trees), levels (max_levels) or training examples would fit"
 
     def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
@@ -397,6 +399,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
             score = level_accuracy(oof, y_code)
             scores.append(score)
             levels.append(CascadeLevel(forests=[forest.fitted() for forest in forests], info=info))
+            if self.keep_fitted_levels == "disk":  # its trees leave memory before the next level grows
+                store_level(levels[-1].models, self.fitted_levels_dir, level_index)
             previous_vectors.append(np.hstack(oof))
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
@@ -426,12 +430,11 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
         return self
 
     def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
-        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation."""
-        if not previous_vectors:
-            return X
-        if self.augmentation == "cumulative":
-            return np.hstack([X, *previous_vectors])
-        return np.hstack([X, previous_vectors[-1]])
+        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation, as the float32 values
+        the trees read (the same values as the float64 columns converted, without a float64 copy)."""
+        if self.augmentation == "previous":
+            previous_vectors = previous_vectors[-1:]
+        return float32_columns([X, *previous_vectors])
 
     def _draw_level_seeds(self, specs, rng) -> tuple[int, np.ndarray]:
         # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
@@ -519,7 +522,7 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""
         forests = [
-            forest.with_weights([np.full(p.shape[1], 1.0 / p.shape[1]) for p in forest.held_out])
+            forest.with_weights([np.full(held.n_trees, 1.0 / held.n_trees) for held in forest.held_out])
             for forest in fit.forests
         ]
         return forests, {}
@@ -528,16 +531,24 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
     def _last_level_input(self, X) -> np.ndarray:
         """The last kept level's input for new examples: x and the earlier levels' vectors, eq. (40)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, X, reset=False, dtype=INPUT_DTYPES)
         check_float32_range(X)
+        X = as_float32(X)
         previous_vectors: list[np.ndarray] = []
         for level in self.levels_[:-1]:
-            previous_vectors.append(level.class_vectors(self._level_input(X, previous_vectors), self.n_jobs))
+            previous_vectors.append(self._level_vectors(level, self._level_input(X, previous_vectors)))
         return self._level_input(X, previous_vectors)
 
     def _last_class_vectors(self, X) -> np.ndarray:
         check_is_fitted(self)
-        return self.levels_[-1].class_vectors(self._last_level_input(X), self.n_jobs)
+        return self._level_vectors(self.levels_[-1], self._last_level_input(X))
+
+    def _level_vectors(self, level: CascadeLevel, features: np.ndarray) -> np.ndarray:
+        """A level's class vectors of new examples; on disk, its trees' pages are then let go."""
+        vectors = level.class_vectors(features, self.n_jobs)
+        if self.keep_fitted_levels == "disk":
+            release_level(level.models)
+        return vectors
 
     def fit_transform(self, X, y, **fit_params) -> np.ndarray:
         """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -16,6 +17,7 @@ from disdf.fit_memory import different_class_pairs_per_fold
 from disdf.forest_fit import LevelFit
 from disdf.parameters import Boolean, Constraint, DictParameter, Float, Grid, Integer, OneOf
 from disdf.threads import run_tasks
+from disdf.tree_probabilities import TreeLeaves
 from disdf.weights import (
     PairStatistics,
     SampledWeightProblem,
@@ -49,8 +51,10 @@ LAMBDA = Float(0.0, high=LAMBDA_MAX)
 TAU = Float(0.0, low_open=True, high=TAU_MAX)
 
 
-def _sampled_problem(tree_probabilities, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
-    return SampledWeightProblem(tree_probabilities, y, lambda_, tau, random_state=random_state)
+def _sampled_problem(held: TreeLeaves, y, lambda_: float, tau: float, random_state) -> SampledWeightProblem:
+    """The pair-sampling problem of a fold model's held-out examples, their (n_k, T, C) probabilities
+    made from the leaf rows here, in the task that solves it (one such array per running task)."""
+    return SampledWeightProblem(held.probabilities(), y, lambda_, tau, random_state=random_state)
 
 
 class SolverFallbackWarning(UserWarning):
@@ -242,6 +246,8 @@ class DisDFClassifier(CascadeForestClassifier):
         engine: str = "fast",
         verbose: int = 0,
         test_vectors: str = "fold_mean",
+        keep_fitted_levels: str = "memory",
+        fitted_levels_dir: str | os.PathLike | None = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -268,6 +274,8 @@ class DisDFClassifier(CascadeForestClassifier):
             engine=engine,
             verbose=verbose,
             test_vectors=test_vectors,
+            keep_fitted_levels=keep_fitted_levels,
+            fitted_levels_dir=fitted_levels_dir,
         )
         self.lambda_ = lambda_
         self.tau = tau
@@ -288,7 +296,7 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _memory_remedy(self) -> str:
         return (
-            "fewer trees (n_trees) or fewer training examples would fit, or "
+            "fewer trees (n_trees), levels (max_levels) or training examples would fit, or "
             "solver='stochastic_frank_wolfe', which draws pairs instead of storing every Q_ij"
         )
 
@@ -319,6 +327,12 @@ class DisDFClassifier(CascadeForestClassifier):
                 ) from error
             return replace(self._fall_back(problem, w0, reason), fallback_reason=reason)
 
+    def _solve_problem(
+        self, problem, lambda_: float, tau: float, w0, options: dict, where: str
+    ) -> WeightSolution:
+        """:meth:`_solve` of ``problem(lambda_, tau)``, built in the task (its arrays live while it runs)."""
+        return self._solve(problem(lambda_, tau), w0, options, where)
+
     def _fall_back(self, problem, w0, reason: str) -> WeightSolution:
         """The fallback's solution; if it fails too, an error naming both failures and where."""
         try:
@@ -342,9 +356,9 @@ class DisDFClassifier(CascadeForestClassifier):
             fit.compute_pair_statistics(self.n_jobs)
             return [partial(WeightProblem, s) for forest in fit.forests for s in forest.pair_statistics]
         return [
-            partial(_sampled_problem, probabilities, y_code[test], random_state=seed)
+            partial(_sampled_problem, held, y_code[test], random_state=seed)
             for forest in fit.forests
-            for probabilities, (_, test), seed in zip(forest.held_out, fit.folds, forest.seeds, strict=True)
+            for held, (_, test), seed in zip(forest.held_out, fit.folds, forest.seeds, strict=True)
         ]
 
     def _cross_fitted(self, forests, fit: LevelFit, lambda_: float, tau: float, options: dict, places):
@@ -361,7 +375,7 @@ class DisDFClassifier(CascadeForestClassifier):
         exact = reads_pair_statistics(self.solver)
 
         def problem(m, k, fitting):
-            probabilities = forests[m].held_out[k][fitting]
+            probabilities = forests[m].held_out[k][fitting].probabilities()
             labels = fit.y_code[fit.folds[k][1][fitting]]
             if exact:  # the fold's statistics hold every pair of the part's examples
                 whole = forests[m].pair_statistics
@@ -413,7 +427,7 @@ class DisDFClassifier(CascadeForestClassifier):
         for lambda_, tau in grid:
             solutions: list[WeightSolution] = run_tasks(
                 (
-                    partial(self._solve, problem(lambda_, tau), w0, options, where)
+                    partial(self._solve_problem, problem, lambda_, tau, w0, options, where)
                     for problem, w0, where in zip(problems, previous, places, strict=True)
                 ),
                 self.n_jobs,

@@ -6,7 +6,8 @@ examples of fold k, which it never saw. :class:`ForestFit` keeps, for one
 forest, everything those K models give:
 
 * ``models`` (per-tree class probabilities of any X, either engine),
-* ``held_out`` (fold k's examples' per-tree probabilities, (n_k, T, C)),
+* ``held_out`` (fold k's examples' per-tree probabilities, (n_k, T, C), kept as
+  leaf rows: :class:`~disdf.tree_probabilities.TreeLeaves`),
 * ``seeds`` (fold model k's seed) and, for DisDF, the pair statistics
   (π, Q) of each held-out set,
 * ``weights`` (the tree weights w of each fold model, once learned).
@@ -29,7 +30,7 @@ import numpy as np
 
 from disdf.fast_forest import FastForest
 from disdf.threads import run_tasks
-from disdf.tree_probabilities import LeafTable, weighted_sum
+from disdf.tree_probabilities import LeafTable, TreeLeaves, weighted_sum
 from disdf.weights import PairStatistics
 
 #: A fold model: per-tree class probabilities of a fitted forest, either engine.
@@ -43,7 +44,7 @@ class ForestFit:
 
     kind: str
     models: list[FoldModel]  # [fold]
-    held_out: list[np.ndarray]  # [fold] -> (n_held_out, T, C); empty once the level is fitted
+    held_out: list[TreeLeaves]  # [fold] -> (n_held_out, T, C) as leaf rows; empty once the level is fitted
     seeds: tuple[int, ...]  # [fold]
     pair_statistics: list[PairStatistics] | None = None  # [fold], for the exact weight solvers
     weights: list[np.ndarray] | None = None  # [fold] -> (T,), once learned
@@ -53,7 +54,7 @@ class ForestFit:
 
     @property
     def n_trees(self) -> int:
-        return self.held_out[0].shape[1]
+        return self.held_out[0].n_trees
 
     def first(self, n_trees: int) -> ForestFit:
         """The same forest restricted to its first ``n_trees`` trees (exact: the first T trees of a
@@ -62,7 +63,7 @@ class ForestFit:
         return replace(
             self,
             models=[model.first(n_trees) for model in self.models],
-            held_out=[np.ascontiguousarray(p[:, :n_trees]) for p in self.held_out],
+            held_out=[held.first(n_trees) for held in self.held_out],
             pair_statistics=None if stats is None else [s.first(n_trees) for s in stats],
             weights=None,
             out_of_fold_weights=None,
@@ -75,18 +76,18 @@ class ForestFit:
         return replace(self, out_of_fold_weights=parts)
 
     def out_of_fold_vectors(self, folds: Folds, n_examples: int) -> np.ndarray:
-        """The n training examples' class vectors, each from the fold model that never saw it, eq. (41)."""
-        n_classes = self.held_out[0].shape[2]
+        """The n training examples' class vectors, each from the fold model that never saw it, eq. (41).
+
+        The (n_k, T, C) probabilities are made from the leaf rows one fold (or part) at a time."""
+        n_classes = self.held_out[0].n_classes
         vectors = np.empty((n_examples, n_classes))
         if self.out_of_fold_weights is None:
-            for (_, test), probabilities, w in zip(folds, self.held_out, self.weights, strict=True):
-                vectors[test] = weighted_sum(probabilities, w)
+            for (_, test), held, w in zip(folds, self.held_out, self.weights, strict=True):
+                vectors[test] = weighted_sum(held.probabilities(), w)
             return vectors
-        for (_, test), probabilities, parts in zip(
-            folds, self.held_out, self.out_of_fold_weights, strict=True
-        ):
+        for (_, test), held, parts in zip(folds, self.held_out, self.out_of_fold_weights, strict=True):
             for positions, w in parts:
-                vectors[test[positions]] = weighted_sum(probabilities[positions], w)
+                vectors[test[positions]] = weighted_sum(held[positions].probabilities(), w)
         return vectors
 
     def class_vectors(self, X: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
@@ -95,9 +96,13 @@ class ForestFit:
         return np.mean(fold_model_vectors([self], X, n_jobs), axis=0)
 
     def fitted(self) -> ForestFit:
-        """What prediction keeps: the fold models and their weights (the held-out arrays are spent;
-        on all of MNIST they are 1.9 GB per level)."""
+        """What prediction keeps: the fold models and their weights (the held-out leaf rows are spent)."""
         return replace(self, held_out=[], pair_statistics=None, out_of_fold_weights=None)
+
+
+def pair_statistics(held: TreeLeaves, y: np.ndarray) -> PairStatistics:
+    """π and Q of one fold model's held-out examples (their (n_k, T, C) probabilities made in the task)."""
+    return PairStatistics.from_tree_probabilities(held.probabilities(), y)
 
 
 def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
@@ -153,9 +158,9 @@ class LevelFit:
             return
         stats = run_tasks(
             (
-                partial(PairStatistics.from_tree_probabilities, probabilities, y_code[test])
+                partial(pair_statistics, held, y_code[test])
                 for forest in missing
-                for probabilities, (_, test) in zip(forest.held_out, self.folds, strict=True)
+                for held, (_, test) in zip(forest.held_out, self.folds, strict=True)
             ),
             n_jobs,
         )
@@ -172,6 +177,11 @@ class CascadeLevel:
     info: dict[str, Any] = field(default_factory=dict)
     #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
     refit_models: list[FoldModel] | None = None
+
+    @property
+    def models(self) -> list[FoldModel]:
+        """Every fold model of the level, forest after forest."""
+        return [model for forest in self.forests for model in forest.models]
 
     @property
     def weights(self) -> list[list[np.ndarray]]:

@@ -9,6 +9,7 @@ no Python loop over trees or examples.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -72,6 +73,13 @@ class LeafTable:
             out[start : start + block] = self.table[leaves + self.offsets]
         return out
 
+    def tree_leaves(self, X: np.ndarray, rows: np.ndarray | None = None) -> TreeLeaves:
+        """:meth:`probabilities` of X (of its examples ``rows``) kept as each example's row of
+        ``table`` in each tree."""
+        X = np.asarray(X if rows is None else X[rows], dtype=np.float32)
+        leaves = self.forest.apply(X) if X.shape[0] else np.empty((0, self.n_trees), dtype=np.intp)
+        return TreeLeaves(leaf_rows(leaves + self.offsets), self.table)
+
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector v_i = sum_t w_t p_i^{(t)} of eq. (41), shape (n_examples, n_classes).
 
@@ -89,3 +97,48 @@ class LeafTable:
 def weighted_sum(tree_probabilities: np.ndarray, w: np.ndarray) -> np.ndarray:
     """sum_t w_t p_{i,c}^{(t)} for an (n, T, C) array: eq. (41), or eq. (36) when w = 1/T."""
     return np.einsum("itc,t->ic", tree_probabilities, w)
+
+
+def leaf_rows(leaves: np.ndarray) -> np.ndarray:
+    """Leaf rows as :class:`TreeLeaves` keeps them: int32 while the table's rows allow it."""
+    small = leaves.size == 0 or int(leaves.max()) < np.iinfo(np.int32).max
+    return np.ascontiguousarray(leaves, dtype=np.int32 if small else np.int64)
+
+
+@dataclass(frozen=True)
+class TreeLeaves:
+    """Per-tree class probabilities p_i^(t) of n examples, (n, T, C), kept as leaf rows.
+
+    ``leaves[i, t]`` is the row of ``table`` (a forest's class distributions) that
+    example i reaches in tree t: 4 bytes per (example, tree) instead of 8 C
+    (on all of MNIST a level's held-out probabilities take 0.1 GB instead of 1.9 GB).
+    :meth:`probabilities` gives the (n, T, C) array, bit for bit the fold model's
+    ``probabilities`` of the same examples; the cascade makes it one fold (or one
+    weight problem) at a time.
+    """
+
+    leaves: np.ndarray  # (n, T) rows of table
+    table: np.ndarray  # (rows, C) float64, shared with the fold model
+
+    @property
+    def n_trees(self) -> int:
+        return self.leaves.shape[1]
+
+    @property
+    def n_classes(self) -> int:
+        return self.table.shape[1]
+
+    def __len__(self) -> int:
+        return self.leaves.shape[0]
+
+    def __getitem__(self, positions: np.ndarray) -> TreeLeaves:
+        """The examples ``positions`` (an index array or a boolean mask)."""
+        return TreeLeaves(self.leaves[positions], self.table)
+
+    def first(self, n_trees: int) -> TreeLeaves:
+        """The first ``n_trees`` trees' leaves (those of the forest's ``first(n_trees)``)."""
+        return TreeLeaves(np.ascontiguousarray(self.leaves[:, :n_trees]), self.table)
+
+    def probabilities(self) -> np.ndarray:
+        """The per-tree class probabilities, shape (n, T, C), C-ordered float64."""
+        return self.table[self.leaves]

@@ -22,6 +22,7 @@ from sklearn.utils import check_array
 import disdf.fast_forest.kernels as kernels
 import disdf.fast_forest.prediction_kernels as prediction_kernels
 from disdf.fast_forest.leaf_memo import LeafMemo
+from disdf.tree_probabilities import TreeLeaves, leaf_rows
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
 SUPPORTED_PARAMS = (
@@ -108,45 +109,46 @@ class FastForest:
         #: Shared with the ``first(T)`` forests taken from this one, once :meth:`memoize_leaves` sets it.
         self.leaf_memo: LeafMemo | None = None
 
-    def fit(self, X: np.ndarray, y_code: np.ndarray) -> FastForest:
+    def fit(self, X: np.ndarray, y_code: np.ndarray, rows: np.ndarray | None = None) -> FastForest:
+        """Grow the forest on (X, y_code), or on the examples ``rows`` of them (without copying them
+        example-major first: the compiled code reads a feature-major copy, made here)."""
         X = _as_input(X)
-        y_code = np.ascontiguousarray(y_code, dtype=np.int64)
+        y_code = np.ascontiguousarray(y_code if rows is None else y_code[rows], dtype=np.int64)
+        Xt = feature_major(X, rows)
         p = self.params
-        (self.roots, self.feature, self.threshold, self.left, self.right, self.leaf_values) = (
-            kernels.grow_forest(
-                X,
-                y_code,
-                self.n_classes,
-                self.n_trees,
-                self.seed,
-                n_candidate_features(p.max_features, X.shape[1]),
-                p.random_splits,
-                p.bootstrap,
-                -1 if p.max_depth is None else p.max_depth,
-                p.min_samples_split,
-                p.min_samples_leaf,
-                kernels._HISTOGRAM_MIN_NODE,
-                p.max_bins,
-            )
+        self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest_shared(
+            Xt,
+            y_code,
+            self.n_classes,
+            self.n_trees,
+            self.seed,
+            n_candidate_features(p.max_features, X.shape[1]),
+            p.random_splits,
+            p.bootstrap,
+            -1 if p.max_depth is None else p.max_depth,
+            p.min_samples_split,
+            p.min_samples_leaf,
+            kernels._HISTOGRAM_MIN_NODE,
+            p.max_bins,
         )
-        self._share_pure_leaves()
+        del Xt
         self.n_features_in_ = X.shape[1]
+        self._compact(feature, threshold, left, right)
         return self
 
-    def _share_pure_leaves(self) -> None:
-        """Store each class's one-hot distribution once, and child codes in int32.
+    def _compact(self, feature, threshold, left, right) -> None:
+        """Keep the nodes in 14 bytes instead of 28: child codes int32, features int16 (below 32,768
+        features) and thresholds float32, each rounded down to the largest float32 not above it.
 
-        Fully grown trees end mostly in pure leaves: on 40,000 MNIST images a
-        completely-random tree has 22,000 leaves, 80 bytes each as float64
-        rows, 1.3 GB for a level's 600 such trees. Pointing every pure leaf of
-        class c at row c of ``leaf_values`` keeps every probability
-        bit-identical and leaves rows only for the impure leaves.
+        Every prediction is unchanged: the kernels compare float32 values x, and for those
+        ``x <= t`` holds exactly when ``x <= float32_floor(t)``. Pure leaves already share the
+        rows of their class (:func:`~disdf.fast_forest.kernels.grow_forest_shared`): on 40,000
+        MNIST images a completely-random tree has 22,000 leaves, 80 bytes each as rows of their own.
         """
-        roots, left, right, self.leaf_values = prediction_kernels.share_pure_leaves(
-            self.roots, self.left, self.right, self.leaf_values
-        )
-        index_type = np.int32 if max(len(self.feature), len(self.leaf_values)) < 2**31 - 1 else np.int64
-        self.roots, self.left, self.right = (codes.astype(index_type) for codes in (roots, left, right))
+        index_type = np.int32 if max(len(feature), len(self.leaf_values)) < 2**31 - 1 else np.int64
+        self.roots, self.left, self.right = (codes.astype(index_type) for codes in (self.roots, left, right))
+        self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
+        self.threshold = float32_floor(threshold)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
         return self.roots, self.feature, self.threshold, self.left, self.right
@@ -171,6 +173,15 @@ class FastForest:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
         return prediction_kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
 
+    def tree_leaves(self, X: np.ndarray, rows: np.ndarray | None = None) -> TreeLeaves:
+        """:meth:`probabilities` of X (of its examples ``rows``, read in place) kept as leaf rows of
+        ``leaf_values``: 4 bytes per example and tree."""
+        X = _as_input(X)
+        if rows is None or len(self.leaf_values) >= 2**31 - 1:
+            return TreeLeaves(leaf_rows(self.apply(X if rows is None else X[rows])), self.leaf_values)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        return TreeLeaves(prediction_kernels.apply_rows(X, rows, *self._arrays()), self.leaf_values)
+
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
         w = np.ascontiguousarray(w, dtype=np.float64)
@@ -184,6 +195,39 @@ class FastForest:
         """Let this forest and the ``first(T)`` forests taken from it from now on share the leaves of
         the last examples they classified (:mod:`disdf.fast_forest.leaf_memo`; same numbers)."""
         self.leaf_memo = LeafMemo(self.roots)
+
+
+def float32_floor(values: np.ndarray) -> np.ndarray:
+    """Each float64 value as the largest float32 not above it (for float32 x: x <= t iff x <= this)."""
+    rounded = values.astype(np.float32)
+    above = rounded.astype(np.float64) > values
+    rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+    return rounded
+
+
+#: Forests on at least this many values (examples x features) grow on a float32 feature-major copy
+#: of X, smaller ones on a float64 one (the same trees; float64 is faster, float32 half the memory).
+FLOAT32_GROWTH_VALUES = 1 << 22
+
+
+def feature_major(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """X[rows] (all of X when None) feature-major and C-ordered, the copy the compiled growth reads;
+    gathered block by block, so no example-major copy of the rows is made."""
+    n = X.shape[0] if rows is None else len(rows)
+    dtype = np.float32 if n * X.shape[1] >= FLOAT32_GROWTH_VALUES else np.float64
+    Xt = np.empty((X.shape[1], n), dtype=dtype)
+    block = max(1, (1 << 20) // max(X.shape[1], 1))
+    for start in range(0, n, block):
+        Xt[:, start : start + block] = (
+            X[start : start + block] if rows is None else X[rows[start : start + block]]
+        ).T
+    return Xt
+
+
+def _all_finite(X: np.ndarray) -> bool:
+    """np.isfinite(X).all() a block of rows at a time (no boolean copy of a large X)."""
+    block = max(1, (1 << 22) // X.shape[1])
+    return all(np.isfinite(X[start : start + block]).all() for start in range(0, X.shape[0], block))
 
 
 def _as_input(X: np.ndarray) -> np.ndarray:
@@ -201,7 +245,7 @@ def _as_input(X: np.ndarray) -> np.ndarray:
         and X.flags.c_contiguous
         and X.shape[0] > 0
         and X.shape[1] > 0
-        and np.isfinite(X).all()
+        and _all_finite(X)
     ):
         return X
     with np.errstate(over="ignore"):  # the overflow is reported as the error below, not as a warning

@@ -121,6 +121,7 @@ GrowthRules = namedtuple(
         "min_split",
         "min_leaf",
         "histogram_min_node",
+        "share_pure",
     ],
 )
 ForestArrays = namedtuple("ForestArrays", ["feature", "threshold", "children", "leaf_values"])
@@ -649,14 +650,27 @@ def _all_zero(any_nonzero, feature):
 
 
 @nb.njit(cache=True, nogil=True)
-def _write_leaf(leaf_values, leaf, counts):
-    """Make row ``leaf`` of leaf_values the node's class weights, normalised; return the leaf's child code."""
+def _write_leaf(leaf_values, n_rows, counts, share_pure):
+    """The node as a leaf: (its child code, the rows of leaf_values now used).
+
+    Row ``n_rows`` becomes the node's class weights, normalised; with ``share_pure``
+    (rows 0..C-1 hold the one-hot distributions) a pure leaf of class c is row c
+    instead and takes no row: the test and the rows of
+    :func:`disdf.fast_forest.prediction_kernels.share_pure_leaves`, as it grows.
+    """
     total = 0.0
     for c in range(counts.shape[0]):
         total += counts[c]
+    if share_pure:
+        top = 0  # the first largest class, as np.argmax
+        for c in range(1, counts.shape[0]):
+            if counts[c] / total > counts[top] / total:
+                top = c
+        if counts[top] / total == 1.0:
+            return -top - 1, n_rows
     for c in range(counts.shape[0]):
-        leaf_values[leaf, c] = counts[c] / total
-    return -leaf - 1
+        leaf_values[n_rows, c] = counts[c] / total
+    return -n_rows - 1, n_rows + 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -687,13 +701,13 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
     Xt, y, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes, binned = (
         _borrowed(data)
     )
-    _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node = rules
+    _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node, share_pure = rules
     feature, threshold, children, leaf_values = _borrowed(forest)
     state = _borrowed(state)
     tree = _tree_arrays(data, rules, state)  # inlined: the compiler sees these arrays are new
     weight, samples, features, counts, left, right = _borrowed(tree[:6])  # class weights: node, sides
     values, sorted_samples, mark, any_nonzero, stack, histogram, bin_sizes = _borrowed(tree[6:])
-    d, first_node, first_leaf, top, stamp = Xt.shape[0], n_nodes, n_leaves, 1, 0
+    d, root, top, stamp = Xt.shape[0], 0, 1, 0
     while top > 0:
         top, start, end, depth, parent, is_left = _pop(stack, top)
         n_node = end - start
@@ -745,16 +759,17 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
             elif proxy > best_proxy:
                 best_proxy, best_feature, best_threshold = proxy, f, thr
         if best_feature < 0:
-            code, n_leaves = _write_leaf(leaf_values, n_leaves, counts), n_leaves + 1
+            code, n_leaves = _write_leaf(leaf_values, n_leaves, counts, share_pure)
         else:
             code, n_nodes = n_nodes, n_nodes + 1
             feature[code], threshold[code] = best_feature, best_threshold
             pos = _partition(Xt, samples, start, end, best_feature, best_threshold)
             top = _push(stack, top, pos, end, depth + 1, code, False)  # right first: the left grows first
             top = _push(stack, top, start, pos, depth + 1, code, True)
+        root = code if parent < 0 else root
         _set_child(children, parent, is_left, code)
     _keep_alive(tree)
-    return (first_node if n_nodes > first_node else -first_leaf - 1), n_nodes, n_leaves
+    return root, n_nodes, n_leaves
 
 
 @nb.njit(cache=True, nogil=True)
@@ -782,10 +797,51 @@ def grow_forest(
     features of more distinct values, by bins of about equal counts (at most
     ``max_bins``): not the same trees, as in DF21 and LightGBM.
     Returns (roots, feature, threshold, left, right, leaf_values), the arrays
-    trimmed to the nodes and leaves used.
+    trimmed to the nodes and leaves used, one row of leaf_values per leaf.
     """
-    n = X.shape[0]
-    data = _training_data(X, y, random_splits, histogram_min_node, max_bins)
+    Xt = np.ascontiguousarray(X.T).astype(np.float64)
+    return _grow_all(
+        Xt,
+        y,
+        GrowthRules(
+            n_classes,
+            max_features,
+            random_splits,
+            bootstrap,
+            max_depth,
+            min_samples_split,
+            min_samples_leaf,
+            histogram_min_node,
+            False,
+        ),
+        n_trees,
+        seed,
+        max_bins,
+    )
+
+
+@nb.njit(cache=True, nogil=True)
+def grow_forest_shared(
+    Xt,
+    y,
+    n_classes,
+    n_trees,
+    seed,
+    max_features,
+    random_splits,
+    bootstrap,
+    max_depth,
+    min_samples_split,
+    min_samples_leaf,
+    histogram_min_node,
+    max_bins,
+):
+    """:func:`grow_forest` from X feature-major (``Xt``, float64 or float32: the same trees, as every
+    value read is widened to float64), its pure leaves sharing rows as they are written: the arrays
+    of :func:`disdf.fast_forest.prediction_kernels.share_pure_leaves` applied to grow_forest's, bit
+    for bit (child codes int64), without a row per pure leaf even while growing (what a
+    :class:`~disdf.fast_forest.FastForest` keeps; on 40,000 MNIST images grow_forest's leaf table
+    of 100 trees takes 0.3 GB)."""
     rules = GrowthRules(
         n_classes,
         max_features,
@@ -795,19 +851,37 @@ def grow_forest(
         min_samples_split,
         min_samples_leaf,
         histogram_min_node,
+        True,
     )
+    return _grow_all(Xt, y, rules, n_trees, seed, max_bins)
+
+
+@nb.njit(cache=True, nogil=True)
+def _grow_all(Xt, y, rules, n_trees, seed, max_bins):
+    """Every tree, into arrays that grow as the trees need (not sized for the worst case up front)."""
+    n = Xt.shape[1]
+    data = _training_data(Xt, y, rules.random_splits, rules.histogram_min_node, max_bins)
+    n_classes = rules.n_classes
     # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
-    node_capacity = n_trees * max(n - 1, 1)
-    feature = np.empty(node_capacity, dtype=np.int32)
-    threshold = np.empty(node_capacity)
-    children = np.empty((node_capacity, 2), dtype=np.int64)
-    leaf_values = np.empty((n_trees * n, n_classes))
-    forest = ForestArrays(feature, threshold, children, leaf_values)
+    room = max(n - 1, 1)
+    first_rows = n_classes if rules.share_pure else 0  # shared: rows 0..C-1, the one-hot distributions
+    leaf_values = np.zeros((first_rows + n, n_classes))
+    for c in range(first_rows):
+        leaf_values[c, c] = 1.0
+    capacity = min(n_trees, 4) * room
+    forest = ForestArrays(
+        np.empty(capacity, dtype=np.int32),
+        np.empty(capacity),
+        np.empty((capacity, 2), dtype=np.int64),
+        leaf_values,
+    )
     roots = np.empty(n_trees, dtype=np.int64)
     n_nodes = 0
-    n_leaves = 0
+    n_leaves = first_rows
     for t in range(n_trees):
+        forest = _with_room(forest, n_nodes, n_leaves, room)
         roots[t], n_nodes, n_leaves = _grow_tree(data, rules, forest, tree_stream(seed, t), n_nodes, n_leaves)
+    feature, threshold, children, leaf_values = forest
     return (
         roots,
         feature[:n_nodes].copy(),
@@ -819,12 +893,35 @@ def grow_forest(
 
 
 @nb.njit(cache=True, nogil=True)
-def _training_data(X, y, random_splits, histogram_min_node, max_bins):
+def _with_room(forest, n_nodes, n_rows, room):
+    """The forest's arrays with room for one more tree (``room`` nodes and room + 1 leaves past the
+    ``n_nodes`` and ``n_rows`` used): the same arrays, or copies a quarter larger at least."""
+    feature, threshold, children, leaf_values = forest
+    if n_nodes + room > feature.shape[0]:
+        size = max(n_nodes + room, feature.shape[0] + feature.shape[0] // 4)
+        grown_feature = np.empty(size, dtype=np.int32)
+        grown_feature[:n_nodes] = feature[:n_nodes]
+        grown_threshold = np.empty(size)
+        grown_threshold[:n_nodes] = threshold[:n_nodes]
+        grown_children = np.empty((size, 2), dtype=np.int64)
+        grown_children[:n_nodes] = children[:n_nodes]
+        feature, threshold, children = grown_feature, grown_threshold, grown_children
+    if n_rows + room + 1 > leaf_values.shape[0]:
+        size = max(n_rows + room + 1, leaf_values.shape[0] + leaf_values.shape[0] // 4)
+        grown_values = np.empty((size, leaf_values.shape[1]))
+        grown_values[:n_rows] = leaf_values[:n_rows]
+        leaf_values = grown_values
+    return ForestArrays(feature, threshold, children, leaf_values)
+
+
+@nb.njit(cache=True, nogil=True)
+def _training_data(Xt, y, random_splits, histogram_min_node, max_bins):
     """What every tree reads, computed once per forest (a TrainingData).
 
-    ``Xt``: X feature-major, so that a node's values of one feature are close; in
-    float64 even for float32 X (the values, hence the trees, are the same; the
-    compiled code runs faster on float64). ``presorted[f]``: the examples in
+    ``Xt``: X feature-major, so that a node's values of one feature are close;
+    float64 (:func:`grow_forest`: the compiled code runs faster on it) or float32
+    (:func:`grow_forest_shared` on large forests: half the memory; the values, hence
+    the trees, are the same). ``presorted[f]``: the examples in
     increasing order of feature f (best splits only). ``nonzero_bits``: see
     :func:`_nonzero_bits`; ``use_zero_bits``: zeros are common enough (pixels)
     for them to pay, elsewhere few features are all zero in a node.
@@ -833,7 +930,6 @@ def _training_data(X, y, random_splits, histogram_min_node, max_bins):
     where its nonzero values start in that order; 0 for other features, whose
     zeros are sorted like any value.
     """
-    Xt = np.ascontiguousarray(X.T).astype(np.float64)
     d, n = Xt.shape
     presorted = np.empty((d if not random_splits else 0, n), dtype=np.int32)
     # Coded features (see _histogram_threshold): only best splits on forests with nodes that large.

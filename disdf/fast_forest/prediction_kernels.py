@@ -37,6 +37,17 @@ def apply_forest(X, roots, feature, threshold, left, right):
 
 
 @nb.njit(cache=True, nogil=True)
+def apply_rows(X, rows, roots, feature, threshold, left, right):
+    """:func:`apply_forest` of the examples ``rows`` of X, read in place: int32, shape (len(rows), T)."""
+    n_trees = roots.shape[0]
+    leaves = np.empty((rows.shape[0], n_trees), dtype=np.int32)
+    for r in range(rows.shape[0]):
+        for t in range(n_trees):
+            leaves[r, t] = _leaf(X, rows[r], roots[t], feature, threshold, left, right)
+    return leaves
+
+
+@nb.njit(cache=True, nogil=True)
 def tree_probabilities(X, roots, feature, threshold, left, right, leaf_values):
     """Per-tree class distributions p_i^(t) of every example, shape (n, T, C)."""
     n = X.shape[0]

@@ -52,8 +52,8 @@ def check_split_sizes(plan: RunPlan, pools: dict[str, Pool]) -> None:
 
 
 def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
-    """The largest cell's first level fits in memory, for every cascade method (estimated, before
-    growing a tree: :meth:`disdf.CascadeForestClassifier.check_fit_memory`)."""
+    """The largest cell's fit fits in memory, for every cascade method (estimated, before growing a
+    tree: :meth:`disdf.CascadeForestClassifier.check_fit_memory`)."""
     Ns, Ts = plan.protocol.Ns, plan.protocol.Ts
     N, T = max(Ns), max(Ts)
     for name, pool in pools.items():
@@ -64,7 +64,8 @@ def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
             if not isinstance(estimator, CascadeForestClassifier):
                 continue
             try:
-                estimator.check_fit_memory(counts, len(estimator._validate_hyperparameters()))
+                estimator._validate_hyperparameters()
+                estimator.check_fit_memory(counts, pool.X_train.shape[1])
             except InsufficientMemoryError as error:
                 raise InsufficientMemoryError(
                     f"protocol.Ts={list(Ts)}, protocol.Ns={list(Ns)}, {name}, method {method}: {error}"

@@ -41,6 +41,7 @@ from threadpoolctl import threadpool_limits
 import disdf.discriminative
 from disdf.fast_forest import FastForest
 from disdf.forest_fit import LevelFit
+from disdf.tree_probabilities import TreeLeaves
 from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
@@ -53,6 +54,8 @@ TIMED = [
     (FastForest, "fit", "trees"),
     (FastForest, "probabilities", "probabilities"),
     (FastForest, "weighted_probabilities", "probabilities"),
+    (FastForest, "tree_leaves", "probabilities"),  # held-out leaf rows, then their (n, T, C) arrays
+    (TreeLeaves, "probabilities", "probabilities"),
     (disdf.discriminative, "solve_weights", "weights"),
     (PairStatistics, "from_tree_probabilities", "weights"),
     (PairStatistics, "of_examples", "weights"),

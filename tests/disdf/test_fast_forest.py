@@ -420,14 +420,17 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
     X = np.column_stack(
         [rng.integers(0, 256, n), rng.integers(0, 5, n) * 0.1, rng.normal(size=n), [0.0, 1e-9] * (n // 2)]
     )
-    data = kernels._training_data(X.astype(np.float32), np.zeros(n, dtype=np.int64), False, 64, 0)
+    Xt = np.ascontiguousarray(X.astype(np.float32).T, dtype=np.float64)  # as grow_forest reads X
+    data = kernels._training_data(Xt, np.zeros(n, dtype=np.int64), False, 64, 0)
     for f in range(X.shape[1]):
         np.testing.assert_array_equal(data.presorted[f], np.argsort(data.Xt[f], kind="stable"))
     assert data.n_codes[0] == data.Xt[0].max() + 1 and data.n_codes[1] == 5
     assert data.n_codes[2] == 0 and data.n_codes[3] == 0  # too many values; two that count as one
     for f in (0, 1):
         np.testing.assert_array_equal(data.code_values[f][data.codes[f]], data.Xt[f])
-    small = kernels._training_data(X[:60].astype(np.float32), np.zeros(60, dtype=np.int64), False, 64, 0)
+    small = kernels._training_data(
+        np.ascontiguousarray(Xt[:, :60]), np.zeros(60, dtype=np.int64), False, 64, 0
+    )
     assert small.codes.shape[0] == 0  # nodes that small never read histograms: nothing is coded
 
 
@@ -440,9 +443,13 @@ def test_binned_engine_grows_the_fast_trees_where_no_feature_needs_bins():
     continuous = (rng.normal(size=(250, 6)) + y[:250, None]).astype(np.float32)
     continuous[:, 0] *= 1e-3
     continuous[::2, 0] = continuous[1::2, 0] + 5e-9  # pairs of distinct values closer than 1e-7
-    assert not kernels._training_data(continuous, y[:250], False, 64, 255).binned.any()
+
+    def training_data(X, labels):  # X feature-major in float64, as grow_forest reads it
+        return kernels._training_data(np.ascontiguousarray(X.T, dtype=np.float64), labels, False, 64, 255)
+
+    assert not training_data(continuous, y[:250]).binned.any()
     near = np.vstack([continuous] * 4)  # the same values on 1,000 examples: binned
-    assert kernels._training_data(near, np.tile(y[:250], 4), False, 64, 255).binned.tolist() == [
+    assert training_data(near, np.tile(y[:250], 4)).binned.tolist() == [
         True,
         *[False] * 5,
     ]
@@ -460,7 +467,7 @@ def test_bins_hold_about_equal_counts_and_split_at_their_upper_edges():
     n = 5000
     y = rng.integers(0, 2, n).astype(np.int64)
     X = np.column_stack([rng.normal(size=n) + y, rng.exponential(size=n)]).astype(np.float32)
-    data = kernels._training_data(X, y, False, 64, 50)
+    data = kernels._training_data(np.ascontiguousarray(X.T, dtype=np.float64), y, False, 64, 50)
     for f in range(2):
         n_bins, edges, codes = data.n_codes[f], data.code_values[f], data.codes[f].astype(int)
         assert data.binned[f] and n_bins == 50 and np.all(np.diff(edges[: n_bins - 1]) > 0)

@@ -173,9 +173,9 @@ def test_disdf_pair_draw_weights_are_near_the_exact_optimum_of_each_fold_problem
     forests, _ = model._level_weights(fit, y_code, 0)
     excess = []
     for forest in forests:
-        for probabilities, (_, test), w in zip(forest.held_out, fit.folds, forest.weights, strict=True):
+        for held, (_, test), w in zip(forest.held_out, fit.folds, forest.weights, strict=True):
             problem = WeightProblem(
-                PairStatistics.from_tree_probabilities(probabilities, y_code[test]), 1.0, 1.0
+                PairStatistics.from_tree_probabilities(held.probabilities(), y_code[test]), 1.0, 1.0
             )
             optimum = solve_weights(problem, "qp").objective
             excess.append((problem.objective(w) - optimum) / optimum)

@@ -217,3 +217,16 @@ def test_a_run_other_than_the_committed_one_is_refused_the_committed_files_befor
         run_full_mnist(cfg)
     assert "\n" not in str(refused.value) and "runtime.output_dir=build/mnist_full" in str(refused.value)
     check_committed_folder(make_config(committed))  # the committed settings may write there
+
+
+def test_the_images_read_as_float32_are_load_mnists_values(data_dir):
+    from disdf.datasets import load_mnist
+    from experiments.running.full_mnist import mnist_float32
+
+    X_train, y_train, X_test, y_test = mnist_float32(data_dir, 300, 40)
+    mnist = load_mnist(data_dir, download=False)
+    assert X_train.dtype == X_test.dtype == np.float32 and X_train.shape == (300, 784)
+    np.testing.assert_array_equal(X_train, mnist["X_train"][:300])
+    np.testing.assert_array_equal(X_test, mnist["X_test"][:40])
+    np.testing.assert_array_equal(y_train, mnist["y_train"][:300])
+    np.testing.assert_array_equal(y_test, mnist["y_test"][:40])

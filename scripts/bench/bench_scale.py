@@ -1,0 +1,196 @@
+"""How fit time and peak memory grow with n: gcForest and DisDF beside scikit-learn's forests.
+
+    python scripts/bench/bench_scale.py --record   # -> results/bench/scale.csv and scale_slopes.csv
+
+(without ``--record``: build/bench/; ``make bench-scale`` records). Two problems: the first n MNIST
+training images (scored on the 10,000 test images) and a synthetic problem shaped like HIGGS
+(``make_classification``: 28 features, two classes, 10 informative and 8 redundant ones, 10 % of the
+labels flipped; scored on 10,000 more rows). Methods: the cascades with the full-MNIST experiment's
+settings (``experiment=mnist_full``: engine "binned", the pair-sampling solver, T = 100), and
+scikit-learn's RandomForest and ExtraTrees of ``--sklearn-trees`` trees, all with ``--n-jobs``.
+
+Each fit runs in a fresh process: its peak resident memory (``ru_maxrss``, fit and prediction, the
+data included) is its own. A curve (problem, method) goes up the sizes until the next size's fit
+would not end within the time left of ``--budget-minutes`` or ``--max-run-minutes``, predicted from
+the curve's own growth (the slope of its last two sizes, or ``--assumed-slope`` after one); the
+skipped sizes are rows with ``status`` saying why. ``scale_slopes.csv``: per curve, the slopes of
+log time and log memory against log n (``numpy.polyfit``) and where the curve stops and why.
+DF21 runs in a venv of its own (``make bench-df21``): not here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+import resource
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+import numpy as np
+import pandas as pd
+
+from scripts.bench_output import add_record_flag, bench_output, write_csv
+
+PROBLEMS = {
+    "mnist": (5_000, 10_000, 20_000, 60_000),
+    "higgs_like": (10_000, 30_000, 100_000, 300_000, 1_000_000),
+}
+METHODS = ("gcforest", "disdf", "random_forest", "extra_trees")
+N_TEST = 10_000
+
+
+def problem_data(problem: str, n_train: int, data_dir: str | None) -> tuple[np.ndarray, ...]:
+    """(X_train, y_train, X_test, y_test), X as float32 (what every forest here reads)."""
+    if problem == "mnist":
+        from experiments.running.full_mnist import mnist_float32
+
+        return mnist_float32(data_dir, n_train, N_TEST)
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=n_train + N_TEST, n_features=28, n_informative=10, n_redundant=8, n_classes=2,
+        flip_y=0.1, random_state=0,
+    )  # fmt: skip
+    X = X.astype(np.float32)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+def make_method(method: str, n_jobs: int, sklearn_trees: int):
+    if method in ("random_forest", "extra_trees"):
+        from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+        cls = RandomForestClassifier if method == "random_forest" else ExtraTreesClassifier
+        return cls(n_estimators=sklearn_trees, n_jobs=n_jobs, random_state=0)
+    from experiments.running.composition import compose_config, estimator_specs
+    from experiments.running.protocol import Unit
+    from experiments.running.unit import make_estimator
+
+    cfg = compose_config("experiment=mnist_full")
+    specs = estimator_specs(cfg, [method])
+    unit = Unit("scale", 0, cfg.full_mnist.n_trees, method, 0)
+    return make_estimator(unit, specs, cfg.full_mnist.seed).set_params(n_jobs=n_jobs)
+
+
+def peak_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**30 if sys.platform == "darwin" else 2**20)
+
+
+def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees: int, data_dir) -> dict:
+    """One fit and prediction, in its own process: seconds, peak memory, levels, test accuracy."""
+    X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
+    estimator = make_method(method, n_jobs, sklearn_trees)
+    before = peak_gib()
+    start = time.perf_counter()
+    estimator.fit(X_train, y_train)
+    fit_seconds = time.perf_counter() - start
+    peak_fit = peak_gib()
+    accuracy = float(np.mean(estimator.predict(X_test) == y_test))
+    return {
+        "fit_seconds": fit_seconds,
+        "peak_memory_gib": peak_gib(),
+        "peak_memory_fit_gib": peak_fit,
+        "memory_before_fit_gib": before,
+        "n_levels": getattr(estimator, "n_levels_", 1),
+        "test_accuracy": accuracy,
+    }
+
+
+def predicted_seconds(points: list[tuple[int, float]], n: int, assumed_slope: float) -> float:
+    """The next size's fit seconds from the curve's last sizes (log-log line)."""
+    (n0, t0), slope = points[-1], assumed_slope
+    if len(points) >= 2:
+        (n1, t1) = points[-2]
+        slope = max(np.log(t0 / t1) / np.log(n0 / n1), 1.0)
+    return t0 * (n / n0) ** slope
+
+
+def slopes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per curve: slopes of log time and log memory against log n, and where and why it stops."""
+    rows = []
+    for (problem, method), curve in frame.groupby(["problem", "method"], sort=False):
+        done = curve[curve["status"] == "ok"]
+        fit = len(done) >= 2
+        skipped = curve[curve["status"] != "ok"]
+        rows.append(
+            {
+                "problem": problem,
+                "method": method,
+                "n_points": len(done),
+                "n_min": int(done["n_train"].min()) if len(done) else None,
+                "n_max": int(done["n_train"].max()) if len(done) else None,
+                "time_slope": np.polyfit(np.log(done["n_train"]), np.log(done["fit_seconds"]), 1)[0]
+                if fit
+                else None,
+                "memory_slope": np.polyfit(np.log(done["n_train"]), np.log(done["peak_memory_gib"]), 1)[0]
+                if fit
+                else None,
+                "stops": skipped["status"].iloc[0] if len(skipped) else "at the largest size asked",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def run_size(args, curve: dict, n: int, deadline: float) -> dict:
+    """One size of a curve (``curve``: problem, method and its (n, seconds) so far), or why it is skipped."""
+    problem, method, points = curve["problem"], curve["method"], curve["points"]
+    row = {"problem": problem, "method": method, "n_train": n, "n_jobs": args.n_jobs}
+    row["n_trees"] = args.sklearn_trees if method in ("random_forest", "extra_trees") else 100
+    if curve["stopped"]:
+        return {**row, "status": curve["stopped"]}
+    left = min(deadline - time.monotonic(), 60 * args.max_run_minutes)
+    expected = predicted_seconds(points, n, args.assumed_slope) if points else 0.0
+    if expected > left:
+        curve["stopped"] = f"skipped: predicted {expected / 60:.0f} min > {max(left, 0) / 60:.0f} min left"
+        return {**row, "status": curve["stopped"]}
+    print(f"{problem} n={n} {method} (predicted {expected / 60:.1f} min)", flush=True)
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
+        result = pool.submit(fit_once, problem, n, method, args.n_jobs, args.sklearn_trees, args.data_dir)
+        measured = result.result()
+    points.append((n, measured["fit_seconds"]))
+    print(f"  {measured['fit_seconds']:.0f} s, {measured['peak_memory_gib']:.2f} GiB", flush=True)
+    return {**row, **measured, "status": "ok"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--mnist-sizes", nargs="+", type=int, default=list(PROBLEMS["mnist"]))
+    parser.add_argument("--higgs-sizes", nargs="+", type=int, default=list(PROBLEMS["higgs_like"]))
+    parser.add_argument("--n-jobs", type=int, default=2)
+    parser.add_argument("--sklearn-trees", type=int, default=100)
+    parser.add_argument("--budget-minutes", type=float, default=40.0, help="the whole benchmark's time")
+    parser.add_argument("--max-run-minutes", type=float, default=15.0, help="one fit's time at most")
+    parser.add_argument("--assumed-slope", type=float, default=1.5, help="growth assumed after one size")
+    parser.add_argument("--data-dir", default=None, help="MNIST's folder (default: DISDF_DATA_DIR)")
+    parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record); slopes beside it")
+    add_record_flag(parser)
+    args = parser.parse_args()
+    output = bench_output(args, "scale", args.output)
+    deadline = time.monotonic() + 60 * args.budget_minutes
+    sizes = {"mnist": args.mnist_sizes, "higgs_like": args.higgs_sizes}
+    curves = [
+        {"problem": problem, "method": method, "points": [], "stopped": ""}
+        for problem in args.problems
+        for method in args.methods
+    ]
+    rows = []
+    # Every curve's smallest size first, then every curve's next: the budget reaches every curve.
+    for rank in range(max(len(sizes[problem]) for problem in args.problems)):
+        for curve in curves:
+            ranked = sorted(sizes[curve["problem"]])
+            if rank < len(ranked):
+                rows.append(run_size(args, curve, ranked[rank], deadline))
+                write_csv(output, rows)  # after each fit: an interrupted run keeps what finished
+    frame = pd.DataFrame(rows)
+    write_csv(output.with_name("scale_slopes.csv"), slopes(frame).to_dict("records"))
+    print(slopes(frame).to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Memory: the leaf-row held-out path, the compact fitted forest, float32 inputs and growth, fitted
+levels on disk, and the refusal of a fit that will not fit. Each is checked to give the numbers of
+the path it replaced, bit for bit."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.fast_forest import FastForest, FastForestParams, forest, kernels, prediction_kernels
+from disdf.fast_forest.forest import float32_floor, n_candidate_features
+from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, parse_bytes
+from disdf.forest_specs import fit_fold_model
+from disdf.level_input import float32_columns
+from disdf.parameters import InvalidParameterError
+from disdf.tree_probabilities import weighted_sum
+
+KINDS = {
+    "completely_random": FastForestParams(random_splits=True, max_features=1, bootstrap=False),
+    "random_forest": FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True),
+    "binned": FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True, max_bins=255),
+}
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[np.ndarray, np.ndarray]:
+    X, y = make_classification(
+        n_samples=400, n_features=10, n_informative=5, n_classes=3, n_clusters_per_class=1, random_state=3
+    )
+    X[:, :4] = np.round(X[:, :4] * 20)  # few-valued columns: coded, histogram splits
+    X[1::2, 5] = X[::2, 5]  # ties
+    return np.ascontiguousarray(X, dtype=np.float32), y.astype(np.int64)
+
+
+def _raw_arrays(params, X, y, n_trees, min_leaf=1, max_depth=None):
+    return kernels.grow_forest(
+        X, y, 3, n_trees, 5, n_candidate_features(params.max_features, X.shape[1]), params.random_splits,
+        params.bootstrap, -1 if max_depth is None else max_depth, 2, min_leaf, kernels._HISTOGRAM_MIN_NODE,
+        params.max_bins,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("min_leaf, max_depth", [(1, None), (3, None), (1, 4)])
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("value_type", [np.float64, np.float32])
+def test_growth_with_shared_leaves_is_grow_forest_then_share_pure_leaves(
+    data, kind, value_type, min_leaf, max_depth
+):
+    X, y = data
+    params = KINDS[kind]
+    raw = _raw_arrays(params, X, y, 15, min_leaf, max_depth)
+    roots, left, right, table = prediction_kernels.share_pure_leaves(raw[0], raw[3], raw[4], raw[5])
+    shared = kernels.grow_forest_shared(
+        np.ascontiguousarray(X.T, dtype=value_type), y, 3, 15, 5,
+        n_candidate_features(params.max_features, X.shape[1]), params.random_splits, params.bootstrap,
+        -1 if max_depth is None else max_depth, 2, min_leaf, kernels._HISTOGRAM_MIN_NODE, params.max_bins,
+    )  # fmt: skip
+    for name, got, want in zip(
+        ("roots", "feature", "threshold", "left", "right", "leaf_values"),
+        shared,
+        (roots, raw[1], raw[2], left, right, table),
+        strict=True,
+    ):
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+
+
+def test_float32_floor_keeps_every_comparison_of_float32_values():
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=2000).astype(np.float32)
+    # thresholds at, between and next to float32 values, as splits make them
+    thresholds = np.concatenate(
+        [values[:-1] / 2.0 + values[1:] / 2.0, values.astype(np.float64), np.nextafter(values, 10.0)]
+    ).astype(np.float64)
+    floored = float32_floor(thresholds)
+    assert floored.dtype == np.float32 and np.all(floored <= thresholds)
+    probes = np.concatenate([values, np.nextafter(values, np.float32(np.inf)), np.nextafter(values, -np.inf)])
+    for t, f in zip(thresholds[::50], floored[::50], strict=True):
+        np.testing.assert_array_equal(probes <= t, probes <= f)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_compact_forest_gives_the_probabilities_of_the_raw_arrays(data, kind, monkeypatch):
+    X, y = data
+    fitted = FastForest(KINDS[kind], 15, 5, 3).fit(X, y)
+    assert fitted.feature.dtype == np.int16 and fitted.threshold.dtype == np.float32
+    assert fitted.left.dtype == np.int32
+    raw = _raw_arrays(KINDS[kind], X, y, 15)
+    X_new = np.random.default_rng(1).normal(size=(300, X.shape[1])).astype(np.float32) * 10
+    X_new[:100] = X[:100]  # training values: exactly at the split values' neighbours
+    np.testing.assert_array_equal(
+        fitted.probabilities(X_new), prediction_kernels.tree_probabilities(X_new, *raw)
+    )
+    # grown from a float32 feature-major copy (as large forests are): the same forest
+    monkeypatch.setattr(forest, "FLOAT32_GROWTH_VALUES", 1)
+    small = FastForest(KINDS[kind], 15, 5, 3).fit(X, y)
+    for name in ("roots", "feature", "threshold", "left", "right", "leaf_values"):
+        np.testing.assert_array_equal(getattr(small, name), getattr(fitted, name), err_msg=name)
+
+
+def test_growing_on_rows_is_growing_on_those_rows(data):
+    X, y = data
+    rows = np.sort(np.random.default_rng(2).choice(len(X), 250, replace=False))
+    for engine in ("fast", "sklearn"):
+        a = fit_fold_model("random_forest", {}, engine, X, y, rows=rows, **_options())
+        b = fit_fold_model("random_forest", {}, engine, X[rows], y[rows], **_options())
+        np.testing.assert_array_equal(a.probabilities(X), b.probabilities(X))
+
+
+def _options():
+    return {"n_classes": 3, "n_trees": 10, "random_state": 4, "tree_params": {}}
+
+
+@pytest.mark.parametrize("engine", ["fast", "sklearn"])
+def test_leaf_rows_give_the_per_tree_probabilities_bit_for_bit(data, engine):
+    X, y = data
+    model = fit_fold_model("completely_random", {}, engine, X[:300], y[:300], **_options())
+    held = model.tree_leaves(X[300:])
+    expected = model.probabilities(X[300:])
+    assert held.leaves.dtype == np.int32 and held.leaves.shape == (100, 10)
+    np.testing.assert_array_equal(held.probabilities(), expected)
+    np.testing.assert_array_equal(held.first(4).probabilities(), expected[:, :4])
+    positions = np.array([3, 1, 50])
+    np.testing.assert_array_equal(held[positions].probabilities(), expected[positions])
+    rows = np.array([350, 301, 399, 300])
+    np.testing.assert_array_equal(model.tree_leaves(X, rows=rows).probabilities(), expected[rows - 300])
+
+
+@pytest.mark.parametrize("engine", ["fast", "sklearn"])
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_out_of_fold_vectors_are_those_of_the_per_tree_probabilities(data, engine, estimator):
+    """The path the held-out probabilities took before (weighted sums of each fold model's
+    ``probabilities`` of its held-out examples), recomputed: the same numbers."""
+    X, y = data
+    model = estimator(n_trees=8, max_levels=1, random_state=0, engine=engine)
+    fit = model.grow_first_level(X, y)
+    forests, _ = model._level_weights(fit, fit.y_code, 0)
+    features = X.astype(np.float32)
+    for forest_fit in forests:
+        got = forest_fit.out_of_fold_vectors(fit.folds, len(y))
+        expected = np.empty_like(got)
+        for k, (_, test) in enumerate(fit.folds):
+            probabilities = forest_fit.models[k].probabilities(features[test])
+            if forest_fit.out_of_fold_weights is None:
+                expected[test] = weighted_sum(probabilities, forest_fit.weights[k])
+            else:
+                for positions, w in forest_fit.out_of_fold_weights[k]:
+                    expected[test[positions]] = weighted_sum(probabilities[positions], w)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_level_input_in_float32_is_the_float64_columns_converted():
+    rng = np.random.default_rng(0)
+    parts = [rng.normal(size=(50, 7)) * 1e3, rng.random((50, 6)), rng.random((50, 6))]
+    np.testing.assert_array_equal(float32_columns(parts), np.hstack(parts).astype(np.float32))
+    assert float32_columns(parts[:1]).dtype == np.float32
+
+
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_fitted_levels_on_disk_give_the_same_predictions(data, estimator, tmp_path):
+    X, y = data
+    settings = {"n_trees": 10, "max_levels": 3, "random_state": 1, "n_jobs": 2}
+    memory = estimator(**settings).fit(X[:300], y[:300])
+    disk = estimator(**settings, keep_fitted_levels="disk", fitted_levels_dir=tmp_path / "levels")
+    disk.fit(X[:300], y[:300])
+    assert disk.level_scores_ == memory.level_scores_
+    assert len(list((tmp_path / "levels").glob("level_*/model_*_threshold.npy"))) == 12 * len(
+        memory.level_scores_
+    )
+    for model in (disk, pickle.loads(pickle.dumps(disk))):  # twice: pages dropped after a first pass
+        for _ in range(2):
+            np.testing.assert_array_equal(model.predict_proba(X[300:]), memory.predict_proba(X[300:]))
+            np.testing.assert_array_equal(model.transform(X[300:]), memory.transform(X[300:]))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"keep_fitted_levels": "cloud"}, "keep_fitted_levels must be one of"),
+        ({"keep_fitted_levels": "disk"}, "keep_fitted_levels='disk' needs fitted_levels_dir"),
+        ({"fitted_levels_dir": "x"}, "fitted_levels_dir is read only with keep_fitted_levels='disk'"),
+        (
+            {"keep_fitted_levels": "disk", "fitted_levels_dir": "x", "engine": "sklearn"},
+            "keep_fitted_levels='disk' stores the compiled engines' trees",
+        ),
+    ],
+)
+def test_bad_keep_fitted_levels_is_refused_before_any_work(data, params, message):
+    X, y = data
+    with pytest.raises(InvalidParameterError, match=message):
+        CascadeForestClassifier(**params).fit(X, y)
+
+
+def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(monkeypatch):
+    """All of MNIST's shape under a limit of 3 GiB: the in-memory cascade's estimate exceeds it,
+    and the message names the setting that fits (the levels on disk)."""
+    model = CascadeForestClassifier(n_trees=100, n_jobs=2)
+    counts = np.full(10, 6000)
+    monkeypatch.setenv(LIMIT_VARIABLE, "3G")
+    with pytest.raises(InsufficientMemoryError) as refused:
+        model.check_fit_memory(counts, 784)
+    message = str(refused.value)
+    assert (
+        "CascadeForestClassifier(n_trees=100, max_levels=10, n_jobs=2, keep_fitted_levels='memory')"
+        in message
+    )
+    assert "60000 examples of 784 features and 10 classes" in message
+    assert "trees" in message and "more than the 3 GiB available (DISDF_MEMORY_LIMIT" in message
+    assert "keep_fitted_levels='disk' (about" in message and "would fit" in message
+    model.set_params(keep_fitted_levels="disk", fitted_levels_dir="levels").check_fit_memory(counts, 784)
+    monkeypatch.setenv(LIMIT_VARIABLE, "10M")
+    with pytest.raises(InsufficientMemoryError, match="fewer trees"):
+        model.check_fit_memory(counts, 784)
+    X = np.zeros((60, 784))
+    with pytest.raises(InsufficientMemoryError):  # fit checks it before growing anything
+        CascadeForestClassifier(n_trees=10**6).fit(X, np.arange(60) % 2)
+
+
+def test_memory_limit_sizes_are_read_or_refused():
+    assert parse_bytes("3G") == 3 * 2**30 and parse_bytes("512MiB") == 512 * 2**20
+    assert parse_bytes("1000") == 1000
+    with pytest.raises(ValueError, match="DISDF_MEMORY_LIMIT"):
+        parse_bytes("lots")
