@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from disdf.fit_memory import check_estimator_memory
+from disdf.fit_memory import FitMemoryCheck
 from disdf.fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
 from disdf.forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
 from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
@@ -69,7 +69,9 @@ def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
     return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
 
 
-class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, BaseEstimator):
+class CascadeForestClassifier(
+    PairDistances, FitMemoryCheck, ClassifierMixin, TransformerMixin, BaseEstimator
+):
     """gcForest cascade forest (the paper's baseline, "gcF").
 
     Parameters
@@ -351,35 +353,6 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, TransformerMixin, 
             "min_samples_leaf": self.min_samples_leaf,
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params
-
-    def check_fit_memory(
-        self, class_counts: np.ndarray, n_features: int = 0, available: int | None = None
-    ) -> None:
-        """Refuse, before any tree is grown, a fit whose estimated peak exceeds the available memory.
-
-        Parameters
-        ----------
-        class_counts : array of shape (n_classes,)
-            Training examples per class.
-        n_features : int, default=0
-            Features of X.
-        available : int, default=None
-            Bytes available; None reads :func:`disdf.fit_memory.available_memory_bytes`
-            (the environment variable ``DISDF_MEMORY_LIMIT``, else the system's).
-
-        Raises
-        ------
-        disdf.fit_memory.InsufficientMemoryError
-            Naming the estimate by part and a setting that would fit.
-        """
-        check_estimator_memory(self, class_counts, n_features, available)
-
-    def _pair_rows(self, class_counts: np.ndarray) -> int:
-        """Rows Q_ij a fit holds at once: none without learned weights."""
-        return 0
-
-    def _memory_remedy(self) -> str:
-        return "fewer trees (n_trees), levels (max_levels) or training examples would fit"
 
     def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""

@@ -208,3 +208,37 @@ def check_estimator_memory(
         e._memory_remedy(),
         available,
     )
+
+
+class FitMemoryCheck:
+    """The cascades' check of a fit's memory before any tree grows (a mixin, as
+    :class:`disdf.pair_distances.PairDistances` is; DisDF adds its pair rows Q_ij)."""
+
+    def check_fit_memory(
+        self, class_counts: np.ndarray, n_features: int = 0, available: int | None = None
+    ) -> None:
+        """Refuse, before any tree is grown, a fit whose estimated peak exceeds the available memory.
+
+        Parameters
+        ----------
+        class_counts : array of shape (n_classes,)
+            Training examples per class.
+        n_features : int, default=0
+            Features of X.
+        available : int, default=None
+            Bytes available; None reads :func:`disdf.fit_memory.available_memory_bytes`
+            (the environment variable ``DISDF_MEMORY_LIMIT``, else the system's).
+
+        Raises
+        ------
+        disdf.fit_memory.InsufficientMemoryError
+            Naming the estimate by part and a setting that would fit.
+        """
+        check_estimator_memory(self, class_counts, n_features, available)
+
+    def _pair_rows(self, class_counts: np.ndarray) -> int:
+        """Rows Q_ij a fit holds at once: none without learned weights."""
+        return 0
+
+    def _memory_remedy(self) -> str:
+        return "fewer trees (n_trees), levels (max_levels) or training examples would fit"
