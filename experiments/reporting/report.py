@@ -31,6 +31,7 @@ from experiments.reporting.sections import (
     audit,
     baselines,
     metric,
+    mgs,
     mnist_full,
     protocol,
     speed,
@@ -51,6 +52,7 @@ SECTIONS: tuple[Section, ...] = (
     baselines.SECTION,
     metric.SECTION,
     audit.SECTION,
+    mgs.SECTION,
     mnist_full.SECTION,
     speed.SECTION,
 )
