@@ -82,27 +82,19 @@ def main() -> None:
     add_record_flag(parser)
     args = parser.parse_args()
     output = bench_output(args, "scanning", args.out)
-    rows = []
-    for n in args.sizes:
+    for n in args.sizes:  # each row written as it is measured: a large case cut short keeps the others
         result = run_case(n, args.n_test, args.strides, args.trees, args.n_jobs)
-        rows.append(
-            {
-                "n_train": n,
-                "n_test": args.n_test,
-                "strides": args.strides,
-                "n_trees": args.trees,
-                "n_jobs": args.n_jobs,
-                **result,
-            }
-        )
-        print(json.dumps(rows[-1]), flush=True)
-    write_csv(
-        output,
-        rows,
-        append=True,
-        replacing=("n_train", "n_test", "strides", "n_trees", "n_jobs"),
-        float_format="%.4g",
-    )
+        row = {
+            "n_train": n,
+            "n_test": args.n_test,
+            "strides": args.strides,
+            "n_trees": args.trees,
+            "n_jobs": args.n_jobs,
+            **result,
+        }
+        print(json.dumps(row), flush=True)
+        replacing = ("n_train", "n_test", "strides", "n_trees", "n_jobs")
+        write_csv(output, [row], append=True, replacing=replacing, float_format="%.4g")
     print(f"wrote {output}")
 
 
