@@ -121,3 +121,10 @@ def test_pairs_of_different_splits_are_refused():
     headline.loc[0, "seed"] = 999
     with pytest.raises(ValueError, match="different split seeds"):
         paired_differences(scanned, headline)
+
+
+def test_the_section_is_not_written_without_its_records(tmp_path):
+    from experiments.reporting.section import ReportContext
+    from experiments.reporting.sections.mgs import render
+
+    assert render(ReportContext(tmp_path, tmp_path)) is None
