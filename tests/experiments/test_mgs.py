@@ -14,7 +14,7 @@ from experiments.reporting.sections.mgs import (
     claim_verdict,
     paired_differences,
 )
-from experiments.running.composition import compose_config, config_hash, estimator_specs
+from experiments.running.composition import compose_config, config_hash, estimator_specs, record_grid
 from experiments.running.protocol import Split, Unit
 from experiments.running.unit import run_split
 
@@ -83,6 +83,8 @@ def test_the_mgs_methods_take_the_headlines_cascade_values():
     assert found["disdf_mgs"]["cascade"] == found["disdf"]
     assert found["gcforest_mgs"]["scanner"] == found["disdf_mgs"]["scanner"]  # one scan per split
     assert config_hash(cfg) != config_hash(compose_config("experiment=paper"))  # its own records
+    # the pipelines' records are a cascade's (levels, scores): counted, not dropped as invalid
+    assert record_grid(cfg).cascades == {"gcforest_mgs", "disdf_mgs"}
 
 
 def pairs(differences: dict[str, list[float]], n=30, seed=0) -> tuple[pd.DataFrame, pd.DataFrame]:

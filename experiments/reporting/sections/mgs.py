@@ -270,7 +270,7 @@ def mgs_section(cells: pd.DataFrame, scanner: dict, size_lines: list[str]) -> li
         "The paper's section 6 claims that on MNIST's very small training sets multi-grained scanning "
         '"may deteriorate" DisDF as well as gcF, and so runs neither with it. `make mgs` '
         "(`experiment=mgs`) puts gcForest's scanner (`disdf.scanning.MultiGrainedScanner`) in front of "
-        f"both cascades on the headline's MNIST splits ({reps} repetitions per cell, the same split and "
+        f"both cascades on the headline's MNIST splits ({reps} repetition(s) per cell, the same split and "
         "cascade seeds); the arm without scanning is the headline's own records of those cells. The "
         f"scanner: windows {scanner.get('window_sizes')} on 28 × 28 images (gcForest's floor(d/16), "
         "floor(d/8), floor(d/4) pixels), one completely-random forest and one random forest per size, "
