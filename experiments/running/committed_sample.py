@@ -114,6 +114,7 @@ SAMPLES: tuple[CommittedSample, ...] = (
     ),
     CommittedSample("baselines", "baselines", "results/baselines", ("protocol.Ns=[50]",)),
     CommittedSample("metric", "metric", "results/metric", ("protocol.Ns=[50]",)),
+    CommittedSample("mgs", "mgs", "results/mgs", ("protocol.Ns=[50]",)),
 )
 
 #: Committed raw folders that no sample reruns, and why (the test of SAMPLES checks that every

@@ -152,6 +152,10 @@ def methods(cfg: DictConfig) -> list[str]:
 
 
 def is_cascade(spec: dict) -> bool:
-    """Whether a method's estimator is a cascade (it keeps levels), from its ``_target_``."""
+    """Whether a method's estimator is a cascade (it keeps levels), from its ``_target_``; a
+    scanning pipeline (``disdf.scanning.scanning_pipeline``) is one when its ``cascade`` is."""
     target = get_object(spec["_target_"])
-    return isinstance(target, type) and issubclass(target, CascadeForestClassifier)
+    if isinstance(target, type) and issubclass(target, CascadeForestClassifier):
+        return True
+    front = spec.get("cascade")
+    return isinstance(front, dict) and "_target_" in front and is_cascade(front)

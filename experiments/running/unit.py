@@ -14,6 +14,7 @@ from hydra.utils import get_object, instantiate
 from disdf import CascadeForestClassifier, WeightSolverError
 from disdf.shared_fit import fit_sharing_first_level
 from experiments.running.protocol import Split, Unit
+from experiments.running.scanned_inputs import Inputs, split_inputs
 
 #: Record fields that measure time: they differ between runs, nothing else may.
 TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_seconds")
@@ -86,29 +87,17 @@ def run_split(
 
 def _run_split(units, split, specs, seed, context, share) -> list[dict]:
     estimators = [make_estimator(unit, specs, seed) for unit in units]
-    fit_seconds = []
     with warnings.catch_warnings(record=True) as caught:
         # e.g. a class rarer than the folds: kept in the record, not printed per unit
         warnings.simplefilter("always")
-        # Cascades share their level 1; any other method (a baseline) is fitted on its own.
-        sharing = [share and isinstance(e, CascadeForestClassifier) for e in estimators]
-        start = time.perf_counter()
-        if any(sharing):
-            cascades = [e for e, s in zip(estimators, sharing, strict=True) if s]
-            fit_sharing_first_level(cascades, split.X_train, split.y_train)
-        shared_seconds = time.perf_counter() - start
-        for estimator, shared in zip(estimators, sharing, strict=True):
-            if shared:
-                fit_seconds.append(shared_seconds / sum(sharing))
-            else:
-                start = time.perf_counter()
-                estimator.fit(split.X_train, split.y_train)
-                fit_seconds.append(time.perf_counter() - start)
+        inputs = split_inputs(estimators, split.X_train, split.y_train, split.X_test)
+        fit_seconds = _fit_models(inputs, split.y_train, share)
     records = []
-    for unit, estimator, seconds in zip(units, estimators, fit_seconds, strict=True):
+    for unit, given, seconds in zip(units, inputs, fit_seconds, strict=True):
+        estimator = given.model  # a scanning pipeline's cascade, on the shared scan of the split
         start = time.perf_counter()
-        predictions = estimator.predict(split.X_test)
-        predict_seconds = time.perf_counter() - start
+        predictions = estimator.predict(given.X_test)
+        predict_seconds = time.perf_counter() - start + given.predict_seconds
         records.append(
             {
                 "dataset": unit.dataset,
@@ -129,7 +118,7 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
                 **solver_summary(estimator),
                 # e.g. a metric's 1-NN accuracy and pair AUC (disdf.embedding)
                 **(
-                    estimator.evaluation_scores(split.X_test, split.y_test)
+                    estimator.evaluation_scores(given.X_test, split.y_test)
                     if hasattr(estimator, "evaluation_scores")
                     else {}
                 ),
@@ -138,3 +127,24 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
             }
         )
     return records
+
+
+def _fit_models(inputs: list[Inputs], y_train: np.ndarray, share: bool) -> list[float]:
+    """Fit every model on its inputs; its seconds. With ``share``, the cascades fitted on the same
+    inputs grow their level 1 once (:mod:`disdf.shared_fit`) and split its time; any other model (a
+    baseline) is fitted on its own. A scan's share (:mod:`experiments.running.scanned_inputs`) is added."""
+    fit_seconds = [given.fit_seconds for given in inputs]
+    groups: dict[int, list[int]] = {}
+    for position, given in enumerate(inputs):
+        if share and isinstance(given.model, CascadeForestClassifier):
+            groups.setdefault(id(given.X_train), []).append(position)
+        else:
+            start = time.perf_counter()
+            given.model.fit(given.X_train, y_train)
+            fit_seconds[position] += time.perf_counter() - start
+    for positions in groups.values():
+        start = time.perf_counter()
+        fit_sharing_first_level([inputs[p].model for p in positions], inputs[positions[0]].X_train, y_train)
+        for position in positions:
+            fit_seconds[position] += (time.perf_counter() - start) / len(positions)
+    return fit_seconds

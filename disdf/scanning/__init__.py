@@ -1,0 +1,6 @@
+"""Multi-grained scanning (gcForest's front end): :class:`MultiGrainedScanner` and a pipeline helper."""
+
+from disdf.scanning.pipeline import scanning_pipeline
+from disdf.scanning.scanner import MultiGrainedScanner
+
+__all__ = ["MultiGrainedScanner", "scanning_pipeline"]

@@ -1,0 +1,133 @@
+"""experiment=mgs: one scan per split shared by the scanning pipelines, and the section's verdict rule."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.scanning import MultiGrainedScanner, scanning_pipeline
+from experiments.reporting.sections.mgs import (
+    CONFIRMED,
+    NOT_DECIDED,
+    REFUTED,
+    cell_effects,
+    claim_verdict,
+    paired_differences,
+)
+from experiments.running.composition import compose_config, config_hash, estimator_specs
+from experiments.running.plan import plan_run
+from experiments.running.protocol import Split, Unit
+from experiments.running.unit import run_split
+
+SCANNER = {
+    "_target_": "disdf.scanning.MultiGrainedScanner",
+    "image_shape": [6, 6],
+    "window_sizes": [3],
+    "n_trees": 3,
+}
+
+
+def small_split(seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(40) % 2
+    X = rng.random((40, 36))
+    X[y == 1, :18] += 0.8
+    return Split(X[:24], y[:24], X[24:], y[24:])
+
+
+def specs():
+    return {
+        "gcf": {
+            "_target_": "disdf.scanning.scanning_pipeline",
+            "scanner": SCANNER,
+            "cascade": {"_target_": "disdf.CascadeForestClassifier"},
+        },
+        "dis": {
+            "_target_": "disdf.scanning.scanning_pipeline",
+            "scanner": SCANNER,
+            "cascade": {"_target_": "disdf.DisDFClassifier"},
+        },
+    }
+
+
+def test_a_split_scans_once_and_gives_what_each_pipeline_fitted_alone_gives(monkeypatch):
+    split = small_split()
+    units = [Unit("toy", 24, T, method, 0) for T in (4, 8) for method in ("gcf", "dis")]
+    calls = []
+    real = MultiGrainedScanner.fit_transform
+
+    def counting(self, X, y, **params):
+        calls.append(1)
+        return real(self, X, y, **params)
+
+    monkeypatch.setattr(MultiGrainedScanner, "fit_transform", counting)
+    records = run_split(units, split, specs(), seed=11, context={})
+    assert len(calls) == 1  # four units, one scan
+    monkeypatch.setattr(MultiGrainedScanner, "fit_transform", real)
+    for unit, record in zip(units, records, strict=True):
+        cascade = {"gcf": CascadeForestClassifier, "dis": DisDFClassifier}[unit.method]()
+        alone = scanning_pipeline(
+            MultiGrainedScanner(image_shape=(6, 6), window_sizes=[3], n_trees=3),
+            cascade,
+            n_trees=unit.T,
+            random_state=11,
+            n_jobs=1,
+        ).fit(split.X_train, split.y_train)
+        assert record["accuracy"] == np.mean(alone.predict(split.X_test) == split.y_test)
+        assert record["n_levels"] == alone.named_steps["cascade"].n_levels_
+
+
+def test_the_mgs_methods_take_the_headlines_cascade_values():
+    cfg = compose_config("experiment=mgs")
+    found = estimator_specs(cfg, ["gcforest", "gcforest_mgs", "disdf", "disdf_mgs"])
+    assert found["gcforest_mgs"]["cascade"] == found["gcforest"]
+    assert found["disdf_mgs"]["cascade"] == found["disdf"]
+    assert found["gcforest_mgs"]["scanner"] == found["disdf_mgs"]["scanner"]  # one scan per split
+    assert config_hash(cfg) != config_hash(compose_config("experiment=paper"))  # its own records
+    # the pipelines' records are a cascade's (levels, scores): counted, not dropped as invalid
+    assert plan_run(cfg).grid.cascades == {"gcforest_mgs", "disdf_mgs"}
+
+
+def pairs(differences: dict[str, list[float]], n=30, seed=0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Records of both arms: per method a list of 16 / 2 cell means of with − without (pp)."""
+    rng = np.random.default_rng(seed)
+    scanned, headline = [], []
+    for method, means in differences.items():
+        for cell, mean in enumerate(means):
+            N, T = (50, 80, 100, 120)[cell % 4], (100, 1000)[cell // 4]
+            for r in range(n):
+                base = 0.7 + 0.05 * rng.standard_normal()
+                d = (mean + 0.5 * rng.standard_normal()) / 100
+                key = {"N": N, "T": T, "repetition": r, "seed": r, "dataset": "mnist"}
+                headline.append({**key, "method": method, "accuracy": base})
+                scanned.append({**key, "method": f"{method}_mgs", "accuracy": base + d})
+    return pd.DataFrame(scanned), pd.DataFrame(headline)
+
+
+@pytest.mark.parametrize(
+    ("effect", "verdict"),
+    [(-5.0, CONFIRMED), (+5.0, REFUTED), (0.0, REFUTED)],  # 0 +- 0.5 pp: TOST-equivalent within 1 pp
+)
+def test_the_verdict_follows_the_rule(effect, verdict):
+    scanned, headline = pairs({"gcforest": [effect] * 8, "disdf": [effect] * 8})
+    cells = cell_effects(paired_differences(scanned, headline))
+    assert claim_verdict(cells)[0] == verdict
+
+
+def test_one_method_worse_and_the_other_not_is_not_decided():
+    scanned, headline = pairs({"gcforest": [-5.0] * 8, "disdf": [5.0] * 8})
+    assert claim_verdict(cell_effects(paired_differences(scanned, headline)))[0] == NOT_DECIDED
+
+
+def test_pairs_of_different_splits_are_refused():
+    scanned, headline = pairs({"gcforest": [0.0] * 8})
+    headline.loc[0, "seed"] = 999
+    with pytest.raises(ValueError, match="different split seeds"):
+        paired_differences(scanned, headline)
+
+
+def test_the_section_is_not_written_without_its_records(tmp_path):
+    from experiments.reporting.section import ReportContext
+    from experiments.reporting.sections.mgs import render
+
+    assert render(ReportContext(tmp_path, tmp_path)) is None
