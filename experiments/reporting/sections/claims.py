@@ -14,6 +14,7 @@ from experiments.reporting.claim_qualifiers import qualifiers_section
 from experiments.reporting.paper_claims import paper_claims_section
 from experiments.reporting.paper_statistics import paper_statistics_section
 from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.sections import mgs
 from experiments.reporting.sections.audit import MECHANISMS, mechanism_records
 from experiments.reporting.tables import PAPER_TABLES, experiment_records
 
@@ -27,10 +28,25 @@ def render(context: ReportContext) -> Rendered | None:
     runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context.root)).empty}
     lines = [
         *paper_claims_section(headline, paper),
+        *scanning_claim(headline, context.root),
         *qualifiers_section(headline, runs, paper),
         *paper_statistics_section(headline, paper),
     ]
     return Rendered("\n".join(lines))
+
+
+def scanning_claim(headline: pd.DataFrame, root) -> list[str]:
+    """Section 6's claim on multi-grained scanning, decided by its own rule (sections/mgs.py), in one line."""
+    scanned, _ = experiment_records("mgs", root=root)
+    if scanned.empty:
+        return []
+    row = mgs.claims_row(mgs.cell_effects(mgs.paired_differences(scanned, headline)))
+    return [
+        f"MNIST, “{row['claim']}”: **{row['verdict']}** ({row['evidence']}; "
+        f"{int(scanned['repetition'].nunique())} repetitions; rule and per-cell table: APPENDIX.md, "
+        "“Multi-grained scanning”).",
+        "",
+    ]
 
 
 SECTION = Section("claims", "the records of experiment=paper and of the audit's mechanisms", render)

@@ -1,5 +1,5 @@
-"""REPORT.md section "Multi-grained scanning": the paper's claim that scanning hurts at small N, and
-accuracy against training size with and without scanning; its figure.
+"""APPENDIX.md section "Multi-grained scanning" (its verdict is a line of REPORT.md's claims): the
+paper's claim that scanning hurts at small N, and accuracy against training size; its figure.
 
     python -m experiments.reporting.report --section mgs     # after make reproduce and make mgs
 
@@ -281,8 +281,7 @@ def mgs_section(cells: pd.DataFrame, scanner: dict, size_lines: list[str]) -> li
         "",
         effects_table(cells),
         "",
-        "Figure: `figures/mgs.png` (left: with − without scanning, 95 % CIs; right: accuracy against "
-        "training size).",
+        "![Accuracy with − without scanning per cell, 95 % CIs](figures/mgs.png)",
         "",
         *size_lines,
         "",
