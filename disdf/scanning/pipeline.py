@@ -27,7 +27,7 @@ def scanning_pipeline(
 
     Parameters
     ----------
-    scanner : MultiGrainedScanner
+    scanner : disdf.scanning.MultiGrainedScanner
     cascade : CascadeForestClassifier or DisDFClassifier
     n_trees : int, default=None
         The cascade's ``n_trees`` (the paper's T); None leaves it. The scanner keeps its own.

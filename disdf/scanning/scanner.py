@@ -5,7 +5,7 @@ grown on the windows of the training examples, each window an instance with its 
 an example's representation is, window size after window size and forest after forest, the class
 vectors of its windows at every position, concatenated. These feed the cascade
 (:class:`disdf.CascadeForestClassifier` or :class:`disdf.DisDFClassifier`, e.g. as the next step
-of a :class:`sklearn.pipeline.Pipeline`; :func:`scanning_pipeline`).
+of a :class:`sklearn.pipeline.Pipeline`; :func:`disdf.scanning.scanning_pipeline`).
 
 The training examples' vectors are out of fold, as the cascade's are (eq. (40)): the K folds are
 made of whole *examples* (stratified K-fold on the examples, then expanded to their windows), so
@@ -192,7 +192,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_out_)
+        ndarray of shape (n_samples, n_features_out)
         """
         check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -270,7 +270,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_out_)
+        ndarray of shape (n_samples, n_features_out)
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
