@@ -1,4 +1,4 @@
-"""Multi-grained scanning (gcForest's front end): :class:`~disdf.scanning.MultiGrainedScanner` and a pipeline helper."""
+"""Multi-grained scanning (gcForest's front end): :class:`~disdf.scanning.MultiGrainedScanner`, a pipeline."""
 
 from disdf.scanning.pipeline import scanning_pipeline
 from disdf.scanning.scanner import MultiGrainedScanner
