@@ -1,8 +1,8 @@
 """Beyond the paper: gcF's MNIST accuracy against training size, with and without multi-grained scanning.
 
-    python scripts/evidence/mgs_training_size.py --record   # -> results/mgs/training_size.csv
+    python scripts/evidence/mgs_training_size.py --record   # -> results/bench/mgs_training_size.csv
 
-(without ``--record``: build/mgs/training_size.csv). On the first n training images (n in
+(without ``--record``: build/bench/mgs_training_size.csv). On the first n training images (n in
 ``--sizes``, default 1,000 and 10,000), scored on the first ``--n-test`` test images (default all
 10,000): gcF at T = 100 without scanning (configs/method/gcforest.yaml) and with the scanner of
 ``experiment=mgs`` (configs/method/gcforest_mgs.yaml: windows 7, 10, 14, stride 2, 10 trees per
@@ -29,7 +29,7 @@ from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.protocol import Unit
 from experiments.running.scanned_inputs import split_inputs
 from experiments.running.unit import make_estimator
-from scripts.bench_output import write_csv
+from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 METHODS = {False: "gcforest", True: "gcforest_mgs"}
@@ -70,9 +70,9 @@ def main() -> None:
     parser.add_argument("--n-test", type=int, default=10_000)
     parser.add_argument("--budget-minutes", type=float, default=30.0)
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--record", action="store_true", help="write results/mgs/ (else build/mgs/)")
+    add_record_flag(parser)
     args = parser.parse_args()
-    output = ROOT / ("results" if args.record else "build") / "mgs" / "training_size.csv"
+    output = bench_output(args, "mgs_training_size")
     specs = estimator_specs(compose_config("experiment=mgs"), ["gcforest", "gcforest_mgs"])
     started = time.perf_counter()
     cases = [(n, scanning) for n in sorted(args.sizes) for scanning in (False, True)]

@@ -47,7 +47,7 @@ RULE = (
     "the same rule over the two methods."
 )
 #: Accuracy against training size (scripts/evidence/mgs_training_size.py), beside these anchors.
-TRAINING_SIZE_CSV = "results/mgs/training_size.csv"
+TRAINING_SIZE_CSV = "results/bench/mgs_training_size.csv"
 FULL_MNIST_CSV = "results/mnist_full.csv"
 GCFOREST_PUBLISHED = 0.9926  # Zhou & Feng 2017, MNIST, all 60,000 training images, with scanning
 UNIT = ["N", "T", "repetition"]
