@@ -30,6 +30,15 @@ from scripts.figures.plotting import (
 DODGE = {"gcforest": -0.12, "disdf": 0.12}
 
 
+def draw_ours_and_paper(ax, x, line, label: str, color: str) -> None:
+    """One method's means with 95 % CIs at ``x``, and the paper's values as crosses."""
+    ax.errorbar(
+        x, line["mean"], yerr=line["ci_half"], fmt="-o", color=color, lw=1, ms=4, capsize=3,
+        label=f"{label} (ours, 95% CI)",
+    )  # fmt: skip
+    ax.plot(x, line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
+
+
 def main() -> None:
     results = parse_results_dir(__doc__.splitlines()[0])
     cells = read_cells(results)
@@ -52,19 +61,9 @@ def main() -> None:
                 line = group[(group["N"] == N) & (group["method"] == method)].sort_values("T")
                 if line.empty:
                     continue
-                x = np.array([position[T] for T in line["T"]]) + DODGE[method]
-                ax.errorbar(
-                    x,
-                    line["mean"],
-                    yerr=line["ci_half"],
-                    fmt="-o",
-                    color=color,
-                    lw=1,
-                    ms=4,
-                    capsize=3,
-                    label=f"{label} (ours, 95% CI)",
+                draw_ours_and_paper(
+                    ax, np.array([position[T] for T in line["T"]]) + DODGE[method], line, label, color
                 )
-                ax.plot(x, line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
             ax.set_xticks(range(len(Ts)), [str(T) for T in Ts])
             ax.set_xlim(-0.5, len(Ts) - 0.5)
             ax.set_title(f"N = {N}", fontsize=10)
@@ -88,19 +87,9 @@ def against_n(dataset: str, group) -> plt.Figure:
         line = group[group["method"] == method].sort_values("N")
         if line.empty:
             continue
-        x = np.array([position[N] for N in line["N"]]) + DODGE[method]
-        ax.errorbar(
-            x,
-            line["mean"],
-            yerr=line["ci_half"],
-            fmt="-o",
-            color=color,
-            lw=1,
-            ms=4,
-            capsize=3,
-            label=f"{label} (ours, 95% CI)",
+        draw_ours_and_paper(
+            ax, np.array([position[N] for N in line["N"]]) + DODGE[method], line, label, color
         )
-        ax.plot(x, line["paper"], "x", color=color, ms=8, mew=2, label=f"{label} (paper)")
     ax.set_xticks(range(len(Ns)), [str(N) for N in Ns])
     ax.set(xlim=(-0.5, len(Ns) - 0.5), xlabel="training set size N", ylabel="test accuracy")
     ax.grid(alpha=0.3, axis="y")
