@@ -22,14 +22,15 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     return mean, float(half)
 
 
-def paired_wilcoxon(treatment: np.ndarray, baseline: np.ndarray) -> float:
-    """Two-sided Wilcoxon signed-rank p-value of treatment - baseline (1.0 if every pair ties)."""
+def paired_wilcoxon(treatment: np.ndarray, baseline: np.ndarray, zero_method: str = "wilcox") -> float:
+    """Two-sided Wilcoxon signed-rank p-value of treatment - baseline (1.0 if every pair ties);
+    ``zero_method`` as scipy.stats.wilcoxon's ("wilcox": zero differences dropped)."""
     differences = np.asarray(treatment, float) - np.asarray(baseline, float)
     if differences.size == 0:
         return float("nan")
     if np.all(differences == 0):
         return 1.0
-    return float(stats.wilcoxon(differences, zero_method="wilcox", alternative="two-sided").pvalue)
+    return float(stats.wilcoxon(differences, zero_method=zero_method, alternative="two-sided").pvalue)
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
@@ -150,12 +151,7 @@ def paired_t_p(treatment: np.ndarray, baseline: np.ndarray) -> float:
 def paired_wilcoxon_pratt(treatment: np.ndarray, baseline: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p with Pratt's handling of zero differences (they are ranked,
     then dropped), which keeps the ties' weight in the ranks (scipy.stats.wilcoxon zero_method='pratt')."""
-    d = np.asarray(treatment, float) - np.asarray(baseline, float)
-    if d.size == 0:
-        return float("nan")
-    if np.all(d == 0):
-        return 1.0
-    return float(stats.wilcoxon(d, zero_method="pratt", alternative="two-sided").pvalue)
+    return paired_wilcoxon(treatment, baseline, zero_method="pratt")
 
 
 def tost_independent(a: np.ndarray, b: np.ndarray, margin: float, alpha: float = 0.05) -> dict:
