@@ -18,7 +18,7 @@ from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.composition import compose_config
 from experiments.running.config import ROOT
-from experiments.running.plan import RunPlan, plan_run
+from experiments.running.plan import RunPlan, decide
 from experiments.running.records import RecordGrid, RecordStore
 
 PAPER_TABLES = ROOT / "results" / "paper" / "paper_tables.csv"
@@ -41,7 +41,8 @@ def experiment_records(
 ) -> tuple[pd.DataFrame, RunPlan]:
     """The records of an experiment as committed (its config hash, its output folder, or the
     sub-folder ``folder`` of a multirun job) and its plan."""
-    plan = plan_run(compose_config(f"experiment={experiment}", *overrides))
+    # Reading committed records needs the plan's grid, not the checks a run makes before writing.
+    plan = decide(compose_config(f"experiment={experiment}", *overrides))
     return load_records(root / plan.runtime.output_dir / folder, plan.grid), plan
 
 
