@@ -28,12 +28,13 @@ from experiments.reporting.report import write_protocol
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.command_line import DEBUG_ENV, refuse_bad_command_line
 from experiments.running.composition import CONFIG_PATH
-from experiments.running.plan import plan_run
+from experiments.running.plan import RunPlan
+from experiments.running.planner import plan_run
 from experiments.running.preflight import check_before_work
 from experiments.running.runner import run_units
 from experiments.safety.durable import DiskFullError, UnreadableFileError, UnwritableFolderError
-from experiments.safety.folder_lock import FolderInUseError, exclusive_folder
-from experiments.safety.guards import claim_sweep_folder, job_output_dir
+from experiments.safety.folder_lock import FolderInUseError
+from experiments.safety.guards import sweep_job
 from experiments.safety.interrupts import (
     FORCE_EXIT_AFTER_SECONDS,
     caused_by_interrupt,
@@ -66,19 +67,22 @@ def main(cfg: DictConfig) -> None:
 def run_command(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
     """Plan ``cfg`` (a multirun job in its own folder), run its missing units, write its report."""
     phase = "checking the command"
+
+    def report(plan: RunPlan) -> None:
+        nonlocal phase
+        phase = "writing the tables and REPORT.md"
+        write_protocol(plan)
+
     try:
         with stop_signals_interrupt(FORCE_EXIT_AFTER_SECONDS):
-            cfg.runtime.output_dir = job_output_dir(cfg, hydra_cfg)
-            plan = plan_run(cfg)  # the config is decided here, once: what follows reads the plan
-            check_before_work(plan)
-            claim_sweep_folder(plan.runtime.output_dir, hydra_cfg)
-            with exclusive_folder(plan.runtime.output_dir):
-                phase = "running units"
-                summary = run_units(plan, force_exit_after=FORCE_EXIT_AFTER_SECONDS)
-                if summary["interrupted"] or stop_requested():
-                    exit_interrupted()  # run_units said what is saved
-                phase = "writing the tables and REPORT.md"
-                write_protocol(plan)
+            plan = plan_run(
+                cfg, sweep_job(hydra_cfg)
+            )  # the config, decided once: what follows reads the plan
+            pools = check_before_work(plan)
+            phase = "running units"
+            summary = run_units(plan, FORCE_EXIT_AFTER_SECONDS, pools, then=report)
+            if summary["interrupted"] or stop_requested():
+                exit_interrupted()  # run_units said what is saved
     except SystemExit:
         raise
     except BaseException as error:

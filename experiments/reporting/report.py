@@ -42,7 +42,8 @@ from experiments.reporting.sections import (
     weight_fitting,
 )
 from experiments.running.config import ROOT
-from experiments.running.plan import RunPlan, plan_run
+from experiments.running.plan import RunPlan
+from experiments.running.planner import plan_run
 from experiments.safety.folder_lock import FolderInUseError, exclusive_folder
 from experiments.safety.generation import add_to_generation, new_generation
 from experiments.safety.guards import writes_headline

@@ -29,7 +29,8 @@ from omegaconf import DictConfig
 
 from experiments.running.composition import compose_config
 from experiments.running.config import ROOT
-from experiments.running.plan import RunPlan, plan_run
+from experiments.running.plan import RunPlan
+from experiments.running.planner import plan_run
 from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.running.runner import run_units
 from experiments.running.unit import TIMING_FIELDS

@@ -13,42 +13,26 @@ import numpy as np
 
 from disdf import CascadeForestClassifier
 from disdf.fit_memory import InsufficientMemoryError
-from experiments.running.plan import RunPlan
-from experiments.running.protocol import Pool, Unit, test_size
+from experiments.running.plan import RunPlan, RuntimePlan
+from experiments.running.protocol import Pool, Unit
 from experiments.running.records import RecordStore
 from experiments.running.unit import make_estimator
 from experiments.safety.durable import check_readable, check_writable
 
 
-def check_before_work(plan: RunPlan) -> None:
-    """Everything about ``plan`` that can be checked before any work (see the module's docstring)."""
-    pools = {name: plan.protocol.pool(name) for name in plan.datasets}
-    check_split_sizes(plan, pools)
+def check_before_work(plan: RunPlan) -> dict[str, Pool]:
+    """Everything about ``plan`` that can be checked before any work (see the module's docstring);
+    returns the datasets' pools, read and checked once, for the run."""
+    check_scheduler(plan.runtime)
+    pools = plan.protocol.checked_pools()
     check_fit_memory(plan, pools)
-    check_scheduler(plan)
     # Last: it creates the output folder, which a refused command should not leave behind.
     output = check_writable(plan.runtime.output_dir, "runtime.output_dir")
     store = RecordStore(output / "raw")
     for name in plan.datasets:
         # Readable; their lines are parsed once, by the run itself.
         check_readable(store.path(name))
-
-
-def check_split_sizes(plan: RunPlan, pools: dict[str, Pool]) -> None:
-    """Every (dataset, N) draws a split of the protocol's sizes (they do not depend on the seed)."""
-    fraction, Ns = plan.protocol.test_fraction, plan.protocol.Ns
-    for N in Ns:
-        if test_size(N, fraction) < 1:
-            raise ValueError(
-                f"protocol.test_fraction={fraction:g} gives round({fraction:g} x {N}) = "
-                f"{test_size(N, fraction)} test examples at N={N} (protocol.Ns); a split needs at least 1"
-            )
-    for name, pool in pools.items():
-        for N in Ns:
-            try:
-                plan.protocol.split(pool, Unit(name, N, 0, "", 0), 0)
-            except ValueError as error:
-                raise ValueError(f"protocol.Ns={list(Ns)}: {error}") from None
+    return pools
 
 
 def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
@@ -72,10 +56,10 @@ def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
                 ) from None
 
 
-def check_scheduler(plan: RunPlan, timeout_seconds: float = 5.0) -> None:
+def check_scheduler(runtime: RuntimePlan, timeout_seconds: float = 5.0) -> None:
     """A Dask scheduler named by ``runtime.scheduler_address`` answers."""
-    address = plan.runtime.scheduler_address
-    if plan.runtime.backend != "dask" or not address:
+    address = runtime.scheduler_address
+    if runtime.backend != "dask" or not address:
         return
     from dask.distributed import Client
 

@@ -68,6 +68,25 @@ class ProtocolPlan:
         """A dataset's pool as the protocol asks for it (groups, simulated faults)."""
         return load_pool(dataset, self.data_dir, self.split_groups, self.label_fault)
 
+    def checked_pools(self) -> dict[str, Pool]:
+        """Every dataset's pool, once each (N, dataset) is shown to draw a split of the protocol's sizes
+        (they do not depend on the seed); else a ValueError naming protocol.Ns or test_fraction."""
+        fraction, Ns = self.test_fraction, self.Ns
+        for N in Ns:
+            if test_size(N, fraction) < 1:
+                raise ValueError(
+                    f"protocol.test_fraction={fraction:g} gives round({fraction:g} x {N}) = "
+                    f"{test_size(N, fraction)} test examples at N={N} (protocol.Ns); a split needs at least 1"
+                )
+        pools = {name: self.pool(name) for name in self.datasets}
+        for name, pool in pools.items():
+            for N in Ns:
+                try:
+                    self.split(pool, Unit(name, N, 0, "", 0), 0)
+                except ValueError as error:
+                    raise ValueError(f"protocol.Ns={list(Ns)}: {error}") from None
+        return pools
+
     def split_seed(self, unit: Unit) -> int:
         """The seed of ``unit``'s split and estimators: shared by every T and method of a split."""
         return split_seed(unit.dataset, unit.N, unit.repetition, self.seed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import platform
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -20,12 +21,13 @@ import disdf
 from disdf.atomic_files import remove_leftovers
 from experiments.running.plan import RunPlan
 from experiments.running.preflight import check_before_work
-from experiments.running.protocol import Unit
+from experiments.running.protocol import Pool, Unit
 from experiments.running.records import RecordStore
 from experiments.running.unit import run_split
 from experiments.safety.backends import local_workers, sweep_backend
 from experiments.safety.durable import append_json_lines, check_free_space, read_json_lines
 from experiments.safety.folder_lock import exclusive_folder
+from experiments.safety.guards import claim_sweep_folder
 from experiments.safety.interrupts import caused_by_interrupt, stop_requested, stop_signals_interrupt
 from experiments.safety.provenance import code_commit, library_versions
 
@@ -37,23 +39,34 @@ RECORD_BYTES = 4096
 OUTPUT_FILES_BYTES = 1 << 20
 
 
-def run_units(plan: RunPlan, force_exit_after: float | None = None) -> dict:
+def run_units(
+    plan: RunPlan,
+    force_exit_after: float | None = None,
+    pools: dict[str, Pool] | None = None,
+    then: Callable[[RunPlan], object] | None = None,
+) -> dict:
     """Run every missing unit of ``plan``; return a summary of the run (its runs.jsonl line).
 
-    ``force_exit_after``: see :func:`~experiments.safety.interrupts.stop_signals_interrupt`
-    (the command line sets it).
+    Nothing is written before :func:`~experiments.running.preflight.check_before_work` passes (here,
+    unless the caller ran it and passes its ``pools``); a multirun job then claims its folder.
+    ``then(plan)``, if given, runs under the folder's lock once every unit is recorded (the command
+    line writes the tables and REPORT.md there). ``force_exit_after``: see
+    :func:`~experiments.safety.interrupts.stop_signals_interrupt`.
     """
-    check_before_work(plan)
+    pools = check_before_work(plan) if pools is None else pools
     output = plan.runtime.output_dir
+    claim_sweep_folder(output, plan.runtime.sweep_job)
     with exclusive_folder(output):
         remove_leftovers(output)
         store = RecordStore(output / "raw")
         todo, n_units = missing_units(plan, store)
         started = time.time()
-        completed, interrupted, workers = run_missing(plan, store, todo, force_exit_after)
-    summary = run_summary(plan, started, completed, n_units, interrupted, workers)
-    if completed:
-        append_json_lines(output / "runs.jsonl", [summary])
+        completed, interrupted, workers = run_missing(plan, store, pools, todo, force_exit_after)
+        summary = run_summary(plan, started, completed, n_units, interrupted, workers)
+        if completed:
+            append_json_lines(output / "runs.jsonl", [summary])
+        if then is not None and not (interrupted or stop_requested()):
+            then(plan)
     return summary
 
 
@@ -77,7 +90,11 @@ def missing_units(plan: RunPlan, store: RecordStore) -> tuple[dict[tuple, list[U
 
 
 def run_missing(
-    plan: RunPlan, store: RecordStore, splits: dict[tuple, list[Unit]], force_exit_after: float | None
+    plan: RunPlan,
+    store: RecordStore,
+    pools: dict[str, Pool],
+    splits: dict[tuple, list[Unit]],
+    force_exit_after: float | None,
 ) -> tuple[int, bool, int]:
     """Run ``splits``, appending their records in submission order; return (units completed,
     interrupted, workers)."""
@@ -90,7 +107,6 @@ def run_missing(
         max(map(len, splits.values())) * RECORD_BYTES + OUTPUT_FILES_BYTES,
         "runtime.output_dir",
     )
-    pools = {name: plan.protocol.pool(name) for name in sorted({key[0] for key in splits})}
     context = {"config_hash": plan.config_hash, "version": disdf.__version__}
 
     def job(units: list[Unit]):

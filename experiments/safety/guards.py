@@ -2,7 +2,8 @@
 
 * ``results/`` itself, the headline, is written only by ``experiment=paper`` as
   committed (its result config and its grid): any other run that points there
-  is refused, so no example command can overwrite the headline's tables;
+  is refused (:func:`experiments.running.plan_checks.check_headline_folder`, which
+  compares plans), so no example command can overwrite the headline's tables;
 * in a multirun sweep every job gets its own output folder: ``<output_dir>/<its
   overrides>``, also under a ``runtime.output_dir`` the command chose, unless
   that folder interpolates a value (``results/tau_${model.tau}``); then two jobs
@@ -14,64 +15,52 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from experiments.running.composition import compose_config, config_hash
 from experiments.running.config import ROOT
 
 HEADLINE_DIR = ROOT / "results"
-HEADLINE_EXPERIMENT = "paper"
 #: Override keys that say where or how a job runs, not what it computes: left out of a job's folder name.
 NOT_IN_FOLDER_NAME = ("experiment", "runtime", "data", "hydra")
-
-
-def headline_key(cfg: DictConfig) -> dict:
-    """What must match experiment=paper for a run to write the headline: result config and grid."""
-    return {
-        "config hash (model, solver, test_fraction, seed)": config_hash(cfg),
-        "datasets": list(cfg.datasets),
-        "protocol.Ns": list(cfg.protocol.Ns),
-        "protocol.Ts": list(cfg.protocol.Ts),
-        "protocol.repetitions": int(cfg.protocol.repetitions),
-    }
 
 
 def writes_headline(output_dir: str | Path) -> bool:
     return Path(output_dir).resolve() == HEADLINE_DIR.resolve()
 
 
-def check_headline_folder(cfg: DictConfig) -> None:
-    """Only the unchanged headline config may write to results/ itself."""
-    if not writes_headline(cfg.runtime.output_dir):
-        return
-    expected, found = headline_key(compose_config(f"experiment={HEADLINE_EXPERIMENT}")), headline_key(cfg)
-    differing = [name for name in expected if expected[name] != found[name]]
-    if differing:
-        raise ValueError(
-            f"runtime.output_dir={cfg.runtime.output_dir} is the headline folder, written only by "
-            f"`make reproduce` (experiment={HEADLINE_EXPERIMENT} as committed); this run differs in "
-            f"{', '.join(differing)}. Choose another folder, e.g. runtime.output_dir=results/"
-            f"{cfg.experiment_name}_{found[next(iter(found))]}"
-        )
+@dataclass(frozen=True)
+class SweepJob:
+    """A multirun job as Hydra launched it: its sweep's folder, its overrides and its number."""
+
+    sweep: str
+    overrides: tuple[str, ...]
+    number: int
 
 
-def job_output_dir(cfg: DictConfig, hydra_cfg: DictConfig) -> str:
+def sweep_job(hydra_cfg: DictConfig) -> SweepJob | None:
+    """The job of a multirun sweep (None for a single run)."""
+    if hydra_cfg.mode != RunMode.MULTIRUN:
+        return None
+    return SweepJob(str(hydra_cfg.sweep.dir), tuple(hydra_cfg.overrides.task), int(hydra_cfg.job.num))
+
+
+def job_output_dir(output_dir: str, job: SweepJob | None) -> str:
     """A multirun job's own folder: ``<output_dir>/<its overrides>``; a single run's is unchanged.
 
     Left as it is when the command set ``runtime.output_dir`` to a value that
     interpolates others (e.g. the swept ones, as the README shows).
     """
-    output_dir = str(cfg.runtime.output_dir)
-    if hydra_cfg.mode != RunMode.MULTIRUN:
+    if job is None:
         return output_dir
-    overrides = [item.lstrip("+~") for item in hydra_cfg.overrides.task]
+    overrides = [item.lstrip("+~") for item in job.overrides]
     chosen = [item.split("=", 1)[1] for item in overrides if item.startswith("runtime.output_dir=")]
     if chosen and ("${" in chosen[-1] or "$\\{" in chosen[-1]):  # Hydra escapes it in a job
         return output_dir
-    return str(Path(output_dir) / (job_folder(overrides) or f"job{hydra_cfg.job.num}"))
+    return str(Path(output_dir) / (job_folder(overrides) or f"job{job.number}"))
 
 
 def job_folder(overrides: Iterable[str]) -> str:
@@ -85,12 +74,12 @@ def job_folder(overrides: Iterable[str]) -> str:
 SWEEP_CLAIM = ".sweep_job.json"
 
 
-def claim_sweep_folder(output_dir: str | Path, hydra_cfg: DictConfig) -> None:
+def claim_sweep_folder(output_dir: str | Path, job: SweepJob | None) -> None:
     """Refuse a multirun job whose folder an earlier job of the same sweep wrote (one folder per job)."""
-    if hydra_cfg.mode != RunMode.MULTIRUN:
+    if job is None:
         return
     claim = Path(output_dir) / SWEEP_CLAIM
-    mine = {"sweep": str(hydra_cfg.sweep.dir), "overrides": sorted(hydra_cfg.overrides.task)}
+    mine = {"sweep": job.sweep, "overrides": sorted(job.overrides)}
     try:
         theirs = json.loads(claim.read_text(encoding="utf-8"))
     except (OSError, ValueError):

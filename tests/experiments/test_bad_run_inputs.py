@@ -16,7 +16,7 @@ from records_for_tests import a_record
 
 from disdf.datasets import DataFileError
 from experiments.running.composition import compose_config
-from experiments.running.plan import plan_run
+from experiments.running.planner import plan_run
 from experiments.running.records import RecordStore
 from experiments.running.runner import run_units
 from experiments.safety.durable import UnwritableFolderError

@@ -11,7 +11,7 @@ import pytest
 from omegaconf import OmegaConf
 
 from experiments.running.composition import compose_config
-from experiments.running.plan import plan_run
+from experiments.running.planner import plan_run
 from experiments.running.runner import run_units
 from experiments.safety.soak import records_without_timing
 

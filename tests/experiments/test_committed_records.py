@@ -30,7 +30,7 @@ from experiments.running.committed_sample import (
 )
 from experiments.running.composition import compose_config
 from experiments.running.config import ROOT
-from experiments.running.plan import plan_run
+from experiments.running.planner import plan_run
 from experiments.running.records import ABSENT, RecordStore
 from experiments.safety.guards import job_folder
 

@@ -13,7 +13,7 @@ from scipy import stats
 from experiments.reporting.report import write_protocol
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.running.composition import compose_config
-from experiments.running.plan import plan_run
+from experiments.running.planner import plan_run
 from experiments.running.protocol import Pool, draw_split, split_seed
 from experiments.running.records import RecordStore
 from experiments.running.runner import run_units
@@ -41,11 +41,11 @@ def make_config(*overrides):
 
 def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_there():
     from experiments.running.composition import config_hash
-    from experiments.safety.guards import check_headline_folder, writes_headline
+    from experiments.safety.guards import writes_headline
 
     paper = make_config("experiment=paper")
     assert paper.model.engine == "fast" and writes_headline(paper.runtime.output_dir)
-    check_headline_folder(paper)  # the headline itself may
+    plan_run(paper)  # the headline itself may
     # Records of the reference engine and of the leaking weight fitting keep the hash they had
     # before engines and cross-fitting existed (results/engine_equivalence/, the ablation).
     before = ("model.engine=sklearn", "model.weight_fitting=same_examples")
@@ -74,34 +74,37 @@ def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_
     ],
 )
 def test_any_other_run_pointed_at_the_headline_folder_is_refused(overrides, differs_in):
-    from experiments.safety.guards import check_headline_folder
-
     with pytest.raises(ValueError, match=f"headline folder.*differs in .*{differs_in}"):
-        check_headline_folder(make_config(*overrides))
+        plan_run(make_config(*overrides))
 
 
 def test_a_multirun_job_gets_its_own_folder_unless_the_command_interpolates_one():
     from hydra.types import RunMode
     from omegaconf import OmegaConf
 
-    from experiments.safety.guards import job_output_dir
+    from experiments.running.plan import decide
+    from experiments.safety.guards import sweep_job
 
     cfg = make_config("experiment=smoke", "model.tau=0.5", "solver=qp")
 
-    def hydra(mode, *task, num=3):
-        return OmegaConf.create({"mode": mode, "overrides": {"task": list(task)}, "job": {"num": num}})
+    def folder(mode, *task, num=3):
+        hydra = OmegaConf.create(
+            {"mode": mode, "overrides": {"task": list(task)}, "job": {"num": num}, "sweep": {"dir": "m"}}
+        )
+        return str(decide(cfg, sweep_job(hydra)).runtime.output_dir)
 
-    assert job_output_dir(cfg, hydra(RunMode.RUN, "model.tau=0.5")) == "results/smoke"
-    sweep = hydra(RunMode.MULTIRUN, "experiment=smoke", "model.tau=0.5", "solver=qp", "runtime.n_jobs=1")
-    assert job_output_dir(cfg, sweep) == "results/smoke/model.tau=0.5,solver=qp"
-    other = hydra(RunMode.MULTIRUN, "experiment=smoke", "model.tau=1.0", "solver=qp")
-    assert job_output_dir(cfg, other) != job_output_dir(cfg, sweep)
-    assert job_output_dir(cfg, hydra(RunMode.MULTIRUN, "experiment=smoke")) == "results/smoke/job3"
+    assert folder(RunMode.RUN, "model.tau=0.5") == "results/smoke"
+    sweep = ("experiment=smoke", "model.tau=0.5", "solver=qp", "runtime.n_jobs=1")
+    assert folder(RunMode.MULTIRUN, *sweep) == "results/smoke/model.tau=0.5,solver=qp"
+    assert folder(RunMode.MULTIRUN, "experiment=smoke", "model.tau=1.0", "solver=qp") != folder(
+        RunMode.MULTIRUN, *sweep
+    )
+    assert folder(RunMode.MULTIRUN, "experiment=smoke") == "results/smoke/job3"
     # A fixed folder chosen on the command line would be shared by every job: each gets a subfolder.
-    fixed = hydra(RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=/tmp/sweep")
-    assert job_output_dir(cfg, fixed) == "results/smoke/model.tau=0.5"
-    interpolated = hydra(RunMode.MULTIRUN, "model.tau=0.5", r"runtime.output_dir=results/tau_$\{model.tau\}")
-    assert job_output_dir(cfg, interpolated) == cfg.runtime.output_dir
+    fixed = (RunMode.MULTIRUN, "model.tau=0.5", "runtime.output_dir=/tmp/sweep")
+    assert folder(*fixed) == "results/smoke/model.tau=0.5"
+    interpolated = (RunMode.MULTIRUN, "model.tau=0.5", r"runtime.output_dir=results/tau_$\{model.tau\}")
+    assert folder(*interpolated) == cfg.runtime.output_dir
 
 
 def test_the_data_folder_is_found_as_make_finds_it(monkeypatch, tmp_path):

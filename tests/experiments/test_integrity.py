@@ -16,7 +16,7 @@ from records_for_tests import a_record
 from experiments.reporting.report import write_protocol
 from experiments.reporting.tables import experiment_records
 from experiments.running.composition import compose_config, config_hash
-from experiments.running.plan import plan_run
+from experiments.running.planner import plan_run
 from experiments.running.records import RecordStore
 from experiments.safety.generation import (
     IncompleteOutputsError,
@@ -234,15 +234,14 @@ def test_two_jobs_of_one_sweep_never_share_a_folder(tmp_path):
     from hydra.types import RunMode
     from omegaconf import OmegaConf
 
-    from experiments.safety.guards import claim_sweep_folder
+    from experiments.safety.guards import claim_sweep_folder, sweep_job
 
     output = smoke_config(tmp_path).runtime.output_dir
     (tmp_path / "out").mkdir()
 
     def job(*task, sweep="multirun/1"):
-        return OmegaConf.create(
-            {"mode": RunMode.MULTIRUN, "overrides": {"task": list(task)}, "sweep": {"dir": sweep}}
-        )
+        hydra = {"mode": RunMode.MULTIRUN, "overrides": {"task": list(task)}, "sweep": {"dir": sweep}}
+        return sweep_job(OmegaConf.create({**hydra, "job": {"num": 0}}))
 
     claim_sweep_folder(output, job("model.tau=0.5"))
     claim_sweep_folder(output, job("model.tau=0.5"))  # the same job again (a resume) is welcome

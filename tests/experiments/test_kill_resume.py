@@ -6,7 +6,7 @@ byte-identical tables across runs and across runtime.n_jobs = 1 and 2.
 
 import pytest
 
-from experiments.running.plan import plan_run
+from experiments.running.planner import plan_run
 from experiments.safety.soak import (
     compare_with,
     kill_and_resume,
