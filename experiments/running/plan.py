@@ -23,6 +23,7 @@ from experiments.running.composition import config_hash, estimator_specs, is_cas
 from experiments.running.config import model_defaults
 from experiments.running.protocol import ProtocolPlan
 from experiments.running.records import RecordGrid
+from experiments.safety.backends import BACKENDS
 from experiments.safety.guards import SweepJob, job_output_dir
 
 
@@ -39,6 +40,10 @@ class RuntimePlan:
     progress: bool
     #: The multirun job this run is (None: a single run): it claims its folder before any unit.
     sweep_job: SweepJob | None = None
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"runtime.backend must be one of {BACKENDS}; got {self.backend!r}")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,16 @@ class RunPlan:
     specs: Mapping[str, dict]
     #: What in the config can change a record (:func:`experiments.running.composition.config_hash`).
     config_hash: str
+
+    def key(self) -> dict:
+        """What must match experiment=paper for a run to write the headline: result config and grid."""
+        return {
+            "config hash (model, solver, test_fraction, seed)": self.config_hash,
+            "datasets": list(self.datasets),
+            "protocol.Ns": list(self.protocol.Ns),
+            "protocol.Ts": list(self.protocol.Ts),
+            "protocol.repetitions": self.protocol.repetitions,
+        }
 
     @cached_property
     def grid(self) -> RecordGrid:

@@ -17,7 +17,8 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 
 from disdf.data_files import TABLES
-from disdf.datasets import load_dataset, load_mnist, load_subjects
+from disdf.datasets import DATASETS, load_dataset, load_mnist, load_subjects
+from disdf.parameters import Boolean, Float, Integer, OneOf, check_parameters
 
 #: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
 TRAIN_DRAWS = ("random", "stratified")
@@ -26,6 +27,16 @@ SPLIT_GROUPS = ("subject",)
 #: Data-handling faults the audit simulates: labels shuffled against their rows (once per dataset,
 #: as a mis-read file would), or a binary test set's class coding inverted.
 LABEL_FAULTS = ("none", "misaligned", "inverted_test")
+#: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
+PROTOCOL_PARAMETERS = {
+    "repetitions": Integer(1),
+    "test_fraction": Float(0.0, low_open=True),
+    "seed": Integer(0),
+    "cap_test_size": Boolean(),
+    "train_draw": OneOf(TRAIN_DRAWS),
+    "split_groups": OneOf(SPLIT_GROUPS, none=True),
+    "label_fault": OneOf(LABEL_FAULTS),
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,28 @@ class ProtocolPlan:
     datasets: tuple[str, ...] = ()
     #: The data folder (None: the library's default).
     data_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        """Refuse an impossible grid as the plan is decided: each message names the setting."""
+        unknown = [name for name in self.datasets if name not in DATASETS]
+        if unknown or not self.datasets:
+            raise ValueError(
+                f"datasets must name one or more of {DATASETS}; got {list(self.datasets)} "
+                f"(unknown: {unknown})"
+            )
+        for name in ("Ns", "Ts"):
+            values = getattr(self, name)
+            if not values or min(values) <= 0:
+                raise ValueError(
+                    f"protocol.{name} must be a non-empty list of positive integers; got {list(values)}"
+                )
+        for name, values in (("datasets", self.datasets), ("protocol.Ns", self.Ns), ("protocol.Ts", self.Ts)):
+            repeated = sorted({value for value in values if values.count(value) > 1})
+            if repeated:
+                raise ValueError(
+                    f"{name} lists {repeated} more than once; got {list(values)} (each would run twice)"
+                )
+        check_parameters("protocol", PROTOCOL_PARAMETERS, vars(self))
 
     def units(self) -> list[Unit]:
         """Every unit, repetition-major (:func:`all_units`)."""

@@ -2,8 +2,8 @@
 
 * ``results/`` itself, the headline, is written only by ``experiment=paper`` as
   committed (its result config and its grid): any other run that points there
-  is refused (:func:`experiments.running.plan_checks.check_headline_folder`, which
-  compares plans), so no example command can overwrite the headline's tables;
+  is refused (:func:`check_headline_folder`), so no example command can overwrite
+  the headline's tables;
 * in a multirun sweep every job gets its own output folder: ``<output_dir>/<its
   overrides>``, also under a ``runtime.output_dir`` the command chose, unless
   that folder interpolates a value (``results/tau_${model.tau}``); then two jobs
@@ -30,6 +30,21 @@ NOT_IN_FOLDER_NAME = ("experiment", "runtime", "data", "hydra")
 
 def writes_headline(output_dir: str | Path) -> bool:
     return Path(output_dir).resolve() == HEADLINE_DIR.resolve()
+
+
+def check_headline_folder(output_dir: str | Path, found: dict, expected: dict, experiment_name: str) -> None:
+    """Only a run whose result config and grid (``found``) are the committed headline's (``expected``)
+    may write to results/ itself."""
+    if not writes_headline(output_dir):
+        return
+    differing = [name for name in expected if expected[name] != found[name]]
+    if differing:
+        raise ValueError(
+            f"runtime.output_dir={output_dir} is the headline folder, written only by "
+            f"`make reproduce` (experiment=paper as committed); this run differs in "
+            f"{', '.join(differing)}. Choose another folder, e.g. runtime.output_dir=results/"
+            f"{experiment_name}_{found[next(iter(found))]}"
+        )
 
 
 @dataclass(frozen=True)
