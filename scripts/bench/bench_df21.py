@@ -25,7 +25,7 @@ problems so, to fit DF21 on the same data as the other methods. ``--json`` print
 instead of writing a CSV row: ``fit_seconds``, ``test_accuracy``, ``n_levels`` (the layers kept) and
 the peak resident memory of this process alone (``ru_maxrss``, GiB) before the fit
 (``memory_before_fit_gib``: the data loaded), after it (``peak_memory_fit_gib``) and after the
-prediction (``peak_memory_gib``), bench_scale.py's columns.
+prediction (``peak_memory_gib``), bench_scale.py's columns, and ``libraries``, this venv's builds.
 
 Two configurations (``--mode``), both with 2 + 2 forests of ``--n-trees`` trees per layer, at most
 ``--max-layers`` layers (10, as ours), stopping at the first layer that does not improve the
@@ -71,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
+from scripts.bench_output import add_record_flag, bench_output, measurement_stamp, timed, write_csv
 
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049
@@ -285,6 +285,7 @@ def json_line(args: argparse.Namespace, data: dict[str, np.ndarray]) -> str:
         "n_levels": int(model.n_layers_),
         "test_accuracy": accuracy,
         "library_version": library_version(),
+        "libraries": measurement_stamp()["libraries"],  # this venv's builds, not bench_scale.py's
     }
     return json.dumps(measures)
 

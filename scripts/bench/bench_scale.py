@@ -14,7 +14,8 @@ of 100 trees per layer), all with ``--n-jobs``.
 DF21 cannot be installed beside disdf, so it runs in the venv ``make bench-df21`` creates
 (``--df21-python``, default build/df21-venv/bin/python of this checkout): the fit's process writes
 the problem's arrays to a temporary ``numpy.savez`` file and runs ``bench_df21.py --npz FILE --json``
-in that venv's python, which prints this script's measures as one JSON line. Without that python
+in that venv's python, which prints this script's measures as one JSON line (its ``libraries``
+stamp: that venv's builds). Without that python
 the df21 curve's rows say "DF21 venv not found: make bench-df21 creates it", and the rest runs.
 
 Each fit runs in a fresh process: its peak resident memory (``ru_maxrss``, fit and prediction, the
@@ -129,7 +130,7 @@ def fit_df21(problem: str, n_train: int, n_jobs: int, data_dir, python: str) -> 
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
     measured = json.loads(lines[-1])
-    measured.pop("library_version", None)
+    measured.pop("library_version", None)  # named in "libraries": DF21's venv's builds, the row's own stamp
     return measured
 
 

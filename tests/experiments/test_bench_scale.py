@@ -19,13 +19,15 @@ STUB = """\
     assert arguments[0].endswith("bench_df21.py"), arguments
     value = lambda flag: arguments[arguments.index(flag) + 1]
     assert "--json" in arguments and value("--mode") == "native" and value("--n-trees") == "100", arguments
+    assert value("--n-jobs") == "3", arguments  # run_bench's
     with np.load(value("--npz")) as stored:
         X_train, y_train, X_test = stored["X_train"], stored["y_train"], stored["X_test"]
+    assert y_train.shape == (len(X_train),) and X_train.dtype == np.float32
     print("DF21 chatter that is not the answer")
     print(json.dumps({
         "fit_seconds": X_train.shape[0] / 1000, "peak_memory_gib": 0.5, "peak_memory_fit_gib": 0.4,
         "memory_before_fit_gib": 0.1, "n_levels": X_train.shape[1], "test_accuracy": len(X_test) / 1e5,
-        "library_version": "stub", "n_jobs": int(value("--n-jobs")),
+        "library_version": "stub", "libraries": "deep-forest-py310 stub",
     }))
 """
 
@@ -67,7 +69,7 @@ def test_df21_fits_the_benchs_arrays_in_its_own_python_and_its_json_line_is_the_
     # The stub's answers come from the arrays it was given: n rows of 28 features, 10,000 test rows.
     assert rows["fit_seconds"].tolist() == [0.5, 1.0] and rows["n_levels"].eq(28).all()
     assert rows["test_accuracy"].eq(0.1).all() and rows["peak_memory_gib"].eq(0.5).all()
-    assert "library_version" not in rows
+    assert "library_version" not in rows and rows["libraries"].eq("deep-forest-py310 stub").all()
     (curve,) = slopes.to_dict("records")
     assert curve["n_points"] == 2 and curve["time_slope"] == pytest.approx(1.0)
 
