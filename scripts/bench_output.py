@@ -103,7 +103,7 @@ def measurement_stamp(checkout: Path = ROOT) -> dict[str, str]:
     has neither hydra nor this package's dependencies) the same columns from the standard library."""
     try:
         from experiments.safety.provenance import measurement_stamp as provenance_stamp
-    except ModuleNotFoundError:
+    except (ModuleNotFoundError, SystemExit):  # experiments/__init__.py exits naming its missing extra
         return _standard_library_stamp(checkout)
     return provenance_stamp(checkout)
 

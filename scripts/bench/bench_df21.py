@@ -17,7 +17,15 @@ and runs in a venv of its own, without disdf::
         --n-train 60000 --n-jobs 2 --n-trees 100
 
 The data directory holds ``mnist/`` with MNIST's four original gzip IDX files (as for
-``disdf.datasets.load_mnist``; the files may also sit directly in the directory).
+``disdf.datasets.load_mnist``; the files may also sit directly in the directory). Instead of MNIST,
+``--npz PATH`` fits on the arrays ``X_train``, ``y_train``, ``X_test``, ``y_test`` of a ``numpy.savez``
+file (all of them: ``--n-train``/``--n-test`` do not apply; with ``--json`` only, as df21_mnist.csv holds
+MNIST's rows); scripts/bench/bench_scale.py writes its
+problems so, to fit DF21 on the same data as the other methods. ``--json`` prints one JSON line
+instead of writing a CSV row: ``fit_seconds``, ``test_accuracy``, ``n_levels`` (the layers kept) and
+the peak resident memory of this process alone (``ru_maxrss``, GiB) before the fit
+(``memory_before_fit_gib``: the data loaded), after it (``peak_memory_fit_gib``) and after the
+prediction (``peak_memory_gib``), bench_scale.py's columns, and ``libraries``, this venv's builds.
 
 Two configurations (``--mode``), both with 2 + 2 forests of ``--n-trees`` trees per layer, at most
 ``--max-layers`` layers (10, as ours), stopping at the first layer that does not improve the
@@ -55,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 import argparse
 import gzip
 import importlib.metadata
+import json
 import os
 import platform
 import resource
@@ -62,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
+from scripts.bench_output import add_record_flag, bench_output, measurement_stamp, timed, write_csv
 
 MNIST_TRAIN, MNIST_TEST = 60_000, 10_000
 IMAGE_MAGIC, LABEL_MAGIC = 2051, 2049
@@ -96,7 +105,9 @@ N_FOLDS = 3
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, required=True, help="folder holding mnist/*.gz")
+    data = parser.add_mutually_exclusive_group(required=True)
+    data.add_argument("--data-dir", type=Path, help="folder holding mnist/*.gz")
+    data.add_argument("--npz", type=Path, help="a numpy.savez file of X_train, y_train, X_test, y_test")
     parser.add_argument("--n-train", type=int, default=MNIST_TRAIN, help="first N training images")
     parser.add_argument("--n-test", type=int, default=MNIST_TEST, help="first N test images")
     parser.add_argument("--n-trees", type=int, default=100, help="trees per forest")
@@ -106,9 +117,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--mode", choices=("native", "kfold"), default="native")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", type=int, default=1, help="DF21's verbosity (0: silent)")
+    parser.add_argument("--json", action="store_true", help="print one JSON line, write no CSV")
     parser.add_argument("--output", type=Path, help="the CSV to append to (overrides --record)")
     add_record_flag(parser)
     args = parser.parse_args(argv)
+    if args.npz and not args.json:
+        parser.error("--npz needs --json (the CSV, df21_mnist.csv, holds MNIST's rows only)")
     for name, value, low, high in (
         ("--n-train", args.n_train, N_FOLDS, MNIST_TRAIN),
         ("--n-test", args.n_test, 1, MNIST_TEST),
@@ -156,6 +170,26 @@ def load_mnist(data_dir: Path, n_train: int, n_test: int) -> dict[str, np.ndarra
         "X_test": arrays["X_test"][:n_test].reshape(n_test, -1).copy(),
         "y_test": arrays["y_test"][:n_test].astype(np.int64),
     }
+
+
+def load_npz(path: Path) -> dict[str, np.ndarray]:
+    """The four arrays of a ``numpy.savez`` file, their presence and shapes checked."""
+    with np.load(path, allow_pickle=False) as stored:
+        missing = [key for key in MNIST_FILES if key not in stored.files]
+        if missing:
+            raise ValueError(f"{path}: the arrays {', '.join(missing)} are missing; it holds {stored.files}")
+        data = {key: stored[key] for key in MNIST_FILES}
+    for part in ("train", "test"):
+        X, y = data[f"X_{part}"], data[f"y_{part}"]
+        if X.ndim != 2 or y.shape != (X.shape[0],):
+            raise ValueError(
+                f"{path}: X_{part} must be 2-d and y_{part} one label per row; got {X.shape}, {y.shape}"
+            )
+    if data["X_train"].shape[0] < N_FOLDS or data["X_train"].shape[1] != data["X_test"].shape[1]:
+        raise ValueError(
+            f"{path}: X_train {data['X_train'].shape} and X_test {data['X_test'].shape} do not match"
+        )
+    return data
 
 
 def import_deepforest() -> Any:
@@ -211,6 +245,11 @@ def make_model(args: argparse.Namespace) -> Any:
     return model
 
 
+def own_peak_gib() -> float:
+    """Peak resident memory of this process alone, in GiB (bench_scale.py's measure)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**30 if sys.platform == "darwin" else 2**20)
+
+
 def peak_memory_gb() -> float:
     """Peak resident memory of this process plus its finished children, in GiB (ru_maxrss in KiB)."""
     kib = sum(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
@@ -231,10 +270,34 @@ def run(args: argparse.Namespace, data: dict[str, np.ndarray]) -> dict[str, Any]
     }
 
 
+def json_line(args: argparse.Namespace, data: dict[str, np.ndarray]) -> str:
+    """Fit and score one model; bench_scale.py's measures as one JSON line (see the module docstring)."""
+    before = own_peak_gib()
+    model = make_model(args)
+    _, fit_seconds = timed(lambda: model.fit(data["X_train"], data["y_train"]))
+    peak_fit = own_peak_gib()
+    accuracy = float(np.mean(model.predict(data["X_test"]) == data["y_test"]))
+    measures = {
+        "fit_seconds": fit_seconds,
+        "peak_memory_gib": own_peak_gib(),
+        "peak_memory_fit_gib": peak_fit,
+        "memory_before_fit_gib": before,
+        "n_levels": int(model.n_layers_),
+        "test_accuracy": accuracy,
+        "library_version": library_version(),
+        "libraries": measurement_stamp()["libraries"],  # this venv's builds, not bench_scale.py's
+    }
+    return json.dumps(measures)
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    output = bench_output(args, "df21_mnist", args.output)
     import_deepforest()  # fail before reading the data
+    if args.json:  # bench_scale.py's measures; no CSV
+        data = load_npz(args.npz) if args.npz else load_mnist(args.data_dir, args.n_train, args.n_test)
+        print(json_line(args, data))
+        return
+    output = bench_output(args, "df21_mnist", args.output)
     data = load_mnist(args.data_dir, args.n_train, args.n_test)
     result = run(args, data)
     row = {

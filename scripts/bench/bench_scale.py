@@ -1,4 +1,4 @@
-"""How fit time and peak memory grow with n: gcForest and DisDF beside scikit-learn's forests.
+"""How fit time and peak memory grow with n: gcForest and DisDF beside scikit-learn's forests and DF21.
 
     python scripts/bench/bench_scale.py --record   # -> results/bench/scale.csv and scale_slopes.csv
 
@@ -6,16 +6,25 @@
 training images (scored on the 10,000 test images) and a synthetic problem shaped like HIGGS
 (``make_classification``: 28 features, two classes, 10 informative and 8 redundant ones, 10 % of the
 labels flipped; scored on 10,000 more rows). Methods: the cascades with the full-MNIST experiment's
-settings (``experiment=mnist_full``: engine "binned", the pair-sampling solver, T = 100), and
-scikit-learn's RandomForest and ExtraTrees of ``--sklearn-trees`` trees, all with ``--n-jobs``.
+settings (``experiment=mnist_full``: engine "binned", the pair-sampling solver, T = 100),
+scikit-learn's RandomForest and ExtraTrees of ``--sklearn-trees`` trees, and DF21 (the ``deep-forest``
+library) in its native mode (scripts/bench/bench_df21.py: its own layers and binned trees, 4 forests
+of 100 trees per layer), all with ``--n-jobs``.
+
+DF21 cannot be installed beside disdf, so it runs in the venv ``make bench-df21`` creates
+(``--df21-python``, default build/df21-venv/bin/python of this checkout): the fit's process writes
+the problem's arrays to a temporary ``numpy.savez`` file and runs ``bench_df21.py --npz FILE --json``
+in that venv's python, which prints this script's measures as one JSON line (its ``libraries``
+stamp: that venv's builds). Without that python
+the df21 curve's rows say "DF21 venv not found: make bench-df21 creates it", and the rest runs.
 
 Each fit runs in a fresh process: its peak resident memory (``ru_maxrss``, fit and prediction, the
-data included) is its own. A curve (problem, method) goes up the sizes until the next size's fit
-would not end within the time left of ``--budget-minutes`` or ``--max-run-minutes``, predicted from
-the curve's own growth (the slope of its last two sizes, or ``--assumed-slope`` after one); the
-skipped sizes are rows with ``status`` saying why. ``scale_slopes.csv``: per curve, the slopes of
-log time and log memory against log n (``numpy.polyfit``) and where the curve stops and why.
-DF21 runs in a venv of its own (``make bench-df21``): not here.
+data included) is its own (DF21's: that of the venv's process). A curve (problem, method) goes up
+the sizes until the next size's fit would not end within the time left of ``--budget-minutes`` or
+``--max-run-minutes``, predicted from the curve's own growth (the slope of its last two sizes, or
+``--assumed-slope`` after one); the skipped sizes are rows with ``status`` saying why.
+``scale_slopes.csv``: per curve, the slopes of log time and log memory against log n
+(``numpy.polyfit``) and where the curve stops and why.
 """
 
 from __future__ import annotations
@@ -26,7 +35,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
+import json
 import resource
+import subprocess
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -40,8 +52,14 @@ PROBLEMS = {
     "mnist": (5_000, 10_000, 20_000, 60_000),
     "higgs_like": (10_000, 30_000, 100_000, 300_000, 1_000_000),
 }
-METHODS = ("gcforest", "disdf", "random_forest", "extra_trees")
+METHODS = ("gcforest", "disdf", "random_forest", "extra_trees", "df21")
 N_TEST = 10_000
+ROOT = Path(__file__).resolve().parents[2]
+#: The python of the venv ``make bench-df21`` creates (the Makefile's DF21_VENV), and the script it runs.
+DF21_PYTHON = ROOT / "build" / "df21-venv" / "bin" / "python"
+DF21_SCRIPT = Path(__file__).resolve().with_name("bench_df21.py")
+DF21_MISSING = "DF21 venv not found: make bench-df21 creates it"
+ARRAYS = ("X_train", "y_train", "X_test", "y_test")
 
 
 def problem_data(problem: str, n_train: int, data_dir: str | None) -> tuple[np.ndarray, ...]:
@@ -100,6 +118,22 @@ def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees
     }
 
 
+def fit_df21(problem: str, n_train: int, n_jobs: int, data_dir, python: str) -> dict:
+    """One DF21 fit and prediction in ``python``'s own process (bench_df21.py, native mode): its measures."""
+    with tempfile.TemporaryDirectory() as folder:
+        arrays = Path(folder) / f"{problem}_{n_train}.npz"
+        np.savez(arrays, **dict(zip(ARRAYS, problem_data(problem, n_train, data_dir), strict=True)))
+        command = [python, str(DF21_SCRIPT), "--npz", str(arrays), "--json", "--verbose", "0"]
+        command += ["--mode", "native", "--n-trees", "100", "--n-jobs", str(n_jobs)]
+        done = subprocess.run(command, capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+    measured = json.loads(lines[-1])
+    measured.pop("library_version", None)  # named in "libraries": DF21's venv's builds, the row's own stamp
+    return measured
+
+
 def predicted_seconds(points: list[tuple[int, float]], n: int, assumed_slope: float) -> float:
     """The next size's fit seconds from the curve's last sizes (log-log line)."""
     (n0, t0), slope = points[-1], assumed_slope
@@ -140,6 +174,8 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
     problem, method, points = curve["problem"], curve["method"], curve["points"]
     row = {"problem": problem, "method": method, "n_train": n, "n_jobs": args.n_jobs}
     row["n_trees"] = args.sklearn_trees if method in ("random_forest", "extra_trees") else 100
+    if method == "df21" and not curve["stopped"] and not Path(args.df21_python).is_file():
+        curve["stopped"] = DF21_MISSING
     if curve["stopped"]:
         return {**row, "status": curve["stopped"]}
     left = min(deadline - time.monotonic(), 60 * args.max_run_minutes)
@@ -149,7 +185,10 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
         return {**row, "status": curve["stopped"]}
     print(f"{problem} n={n} {method} (predicted {expected / 60:.1f} min)", flush=True)
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
-        result = pool.submit(fit_once, problem, n, method, args.n_jobs, args.sklearn_trees, args.data_dir)
+        if method == "df21":
+            result = pool.submit(fit_df21, problem, n, args.n_jobs, args.data_dir, str(args.df21_python))
+        else:
+            result = pool.submit(fit_once, problem, n, method, args.n_jobs, args.sklearn_trees, args.data_dir)
         measured = result.result()
     points.append((n, measured["fit_seconds"]))
     print(f"  {measured['fit_seconds']:.0f} s, {measured['peak_memory_gib']:.2f} GiB", flush=True)
@@ -167,6 +206,9 @@ def main() -> None:
     parser.add_argument("--budget-minutes", type=float, default=40.0, help="the whole benchmark's time")
     parser.add_argument("--max-run-minutes", type=float, default=15.0, help="one fit's time at most")
     parser.add_argument("--assumed-slope", type=float, default=1.5, help="growth assumed after one size")
+    parser.add_argument(
+        "--df21-python", type=Path, default=DF21_PYTHON, help="the python of DF21's venv (make bench-df21)"
+    )
     parser.add_argument("--data-dir", default=None, help="MNIST's folder (default: DISDF_DATA_DIR)")
     parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record); slopes beside it")
     add_record_flag(parser)

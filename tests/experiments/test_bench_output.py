@@ -3,6 +3,7 @@
 
 import argparse
 import ast
+import importlib.util
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -67,6 +68,17 @@ def test_the_stamp_is_the_provenance_one_and_falls_back_without_experiments(monk
     assert tuple(fallback) == STAMP_COLUMNS
     assert fallback["date"] == datetime.now(timezone.utc).strftime("%Y-%m-%d")
     assert fallback["commit"] == stamp["commit"].rstrip("+") and fallback["libraries"].startswith("numpy ")
+
+
+def test_the_stamp_falls_back_where_experiments_exits_for_its_missing_extra(monkeypatch):
+    """DF21's venv: ``import experiments`` raises SystemExit naming hydra & co., not ModuleNotFoundError."""
+    for name in [name for name in sys.modules if name == "experiments" or name.startswith("experiments.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None)
+    with pytest.raises(SystemExit, match="'experiments' extra"):
+        import experiments.safety.provenance  # noqa: F401
+    fallback = measurement_stamp()
+    assert tuple(fallback) == STAMP_COLUMNS and fallback["libraries"].startswith("numpy ")
 
 
 # --- the CSV write --------------------------------------------------------------------------------
