@@ -28,6 +28,7 @@ from disdf.fit_memory import FitMemoryCheck
 from disdf.fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
 from disdf.forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
 from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.heap import release_free_memory
 from disdf.level_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
 from disdf.pair_distances import PairDistances
 from disdf.parameters import (
@@ -378,6 +379,7 @@ class CascadeForestClassifier(
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
             del fit, forests, oof, features
+            release_free_memory()  # glibc keeps what the level freed unless asked (disdf.heap)
             if self.verbose:
                 print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
             if score > best + self.tol:
