@@ -109,12 +109,25 @@ class FastForest:
         #: Shared with the ``first(T)`` forests taken from this one, once :meth:`memoize_leaves` sets it.
         self.leaf_memo: LeafMemo | None = None
 
-    def fit(self, X: np.ndarray, y_code: np.ndarray, rows: np.ndarray | None = None) -> FastForest:
+    def fit(
+        self,
+        X: np.ndarray,
+        y_code: np.ndarray,
+        rows: np.ndarray | None = None,
+        feature_major_rows: np.ndarray | None = None,
+    ) -> FastForest:
         """Grow the forest on (X, y_code), or on the examples ``rows`` of them (without copying them
-        example-major first: the compiled code reads a feature-major copy, made here)."""
+        example-major first: the compiled code reads a feature-major copy, made here unless given as
+        ``feature_major_rows``, ``feature_major(X, rows)``, which forests of one fold can share)."""
         X = _as_input(X)
         y_code = np.ascontiguousarray(y_code if rows is None else y_code[rows], dtype=np.int64)
-        Xt = feature_major(X, rows)
+        Xt = feature_major(X, rows) if feature_major_rows is None else feature_major_rows
+        n_rows = X.shape[0] if rows is None else len(rows)
+        if Xt.shape != (X.shape[1], n_rows):
+            raise ValueError(
+                f"feature_major_rows must be feature_major(X, rows), of shape {(X.shape[1], n_rows)}; "
+                f"got shape {Xt.shape}"
+            )
         p = self.params
         self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest_shared(
             Xt,
