@@ -94,6 +94,10 @@ class FastForestParams:
         )
 
 
+#: The fitted forest's numbering of child codes (:func:`local_child_codes`), kept with it.
+ROOT_RELATIVE = "root-relative"
+
+
 class FastForest:
     """A fitted-on-demand forest of ``n_trees`` trees on class codes ``0 .. n_classes - 1``.
 
@@ -162,8 +166,20 @@ class FastForest:
         MNIST images a completely-random tree has 22,000 leaves, 80 bytes each as rows of their own.
         """
         self.roots, self.left, self.right = local_child_codes(self.roots, left, right, len(self.leaf_values))
+        self.child_codes = ROOT_RELATIVE
         self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
         self.threshold = float32_floor(threshold)
+
+    def __setstate__(self, state: dict) -> None:
+        """A forest pickled before child codes were relative to the root (no ``child_codes``) is
+        converted, so it predicts as it did."""
+        if "left" in state and state.get("child_codes") != ROOT_RELATIVE:
+            state["roots"], state["left"], state["right"] = local_child_codes(
+                np.asarray(state["roots"], dtype=np.int64), np.asarray(state["left"], dtype=np.int64),
+                np.asarray(state["right"], dtype=np.int64), len(state["leaf_values"]),
+            )  # fmt: skip
+            state["child_codes"] = ROOT_RELATIVE
+        self.__dict__.update(state)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
         return self.roots, self.feature, self.threshold, self.left, self.right

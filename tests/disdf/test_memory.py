@@ -277,3 +277,23 @@ def test_child_code_types_follow_the_largest_tree_and_the_leaf_rows():
     assert local_child_codes(roots, left, right, 2**15)[1].dtype == np.int16
     assert local_child_codes(roots, left, right, 2**15 + 1)[1].dtype == np.int32
     assert local_child_codes(roots, left, right, 2**31 + 1)[1].dtype == np.int64
+
+
+def test_a_forest_pickled_with_node_index_child_codes_predicts_as_before(data):
+    """A forest pickled before child codes were relative to the root is converted when loaded."""
+    X, y = data
+    fitted = FastForest(KINDS["completely_random"], 6, 5, 3).fit(X, y)
+    old_state = pickle.loads(pickle.dumps(fitted)).__dict__
+    grown = kernels.grow_forest_shared(
+        np.ascontiguousarray(X.T), y, 3, 6, 5, 1, True, False, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE, 0
+    )
+    del old_state["child_codes"]
+    old_state["roots"], old_state["left"], old_state["right"] = (
+        grown[0].astype(np.int32),
+        grown[3].astype(np.int32),
+        grown[4].astype(np.int32),
+    )  # the earlier layout: node indices
+    old = FastForest.__new__(FastForest)
+    old.__setstate__(old_state)
+    np.testing.assert_array_equal(old.apply(X), fitted.apply(X))
+    np.testing.assert_array_equal(old.left, fitted.left)
