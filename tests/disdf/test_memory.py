@@ -13,7 +13,7 @@ from sklearn.datasets import make_classification
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.fast_forest import FastForest, FastForestParams, forest, kernels, prediction_kernels
 from disdf.fast_forest.forest import float32_floor, local_child_codes, n_candidate_features
-from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, parse_bytes
+from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, growth_bytes_per_value, parse_bytes
 from disdf.forest_specs import fit_fold_model
 from disdf.level_input import float32_columns
 from disdf.parameters import InvalidParameterError
@@ -297,3 +297,12 @@ def test_a_forest_pickled_with_node_index_child_codes_predicts_as_before(data):
     old.__setstate__(old_state)
     np.testing.assert_array_equal(old.apply(X), fitted.apply(X))
     np.testing.assert_array_equal(old.left, fitted.left)
+
+
+def test_growth_estimate_counts_one_copy_per_fold_among_the_tasks_run_at_once():
+    kinds = ("completely_random", "completely_random", "random_forest", "random_forest")
+    # two random forests of one fold: one shared copy (4) and two orders and codes (2 x 5)
+    assert growth_bytes_per_value(kinds, 3, 2, 4) == 14
+    assert growth_bytes_per_value(kinds, 3, 1, 4) == 9
+    assert growth_bytes_per_value(kinds[:1], 3, 2, 8) == 16  # one forest: its two tasks are two folds
+    assert growth_bytes_per_value(kinds, 1, 8, 4) == 14  # no more tasks than the level has
