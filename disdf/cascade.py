@@ -28,7 +28,9 @@ from disdf.fit_memory import FitMemoryCheck
 from disdf.fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
 from disdf.forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
 from disdf.forest_specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.heap import release_free_memory
 from disdf.level_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
+from disdf.level_tasks import grow_level_models
 from disdf.pair_distances import PairDistances
 from disdf.parameters import (
     Constraint,
@@ -41,27 +43,11 @@ from disdf.parameters import (
     split_nested_params,
 )
 from disdf.threads import run_tasks
-from disdf.tree_probabilities import TreeLeaves
 
 AUGMENTATIONS = ("cumulative", "previous")
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 _SEED_HIGH = np.iinfo(np.int32).max
-
-
-def _fit_fold_model(
-    kind: str,
-    params: Mapping[str, Any],
-    engine: str,
-    features: np.ndarray,
-    y: np.ndarray,
-    train: np.ndarray,
-    test: np.ndarray,
-    seed: int,
-    **forest_options: Any,
-) -> tuple[FoldModel, TreeLeaves]:
-    table = fit_fold_model(kind, params, engine, features, y, random_state=seed, rows=train, **forest_options)
-    return table, table.tree_leaves(features, rows=test)
 
 
 def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
@@ -378,6 +364,7 @@ class CascadeForestClassifier(
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
             del fit, forests, oof, features
+            release_free_memory()  # glibc keeps what the level freed unless asked (disdf.heap)
             if self.verbose:
                 print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
             if score > best + self.tol:
@@ -421,33 +408,23 @@ class CascadeForestClassifier(
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
         # converting once here, not per fold model, halves every fold's copy of the training rows.
         features = np.asarray(features, dtype=np.float32)
-        results = run_tasks(
-            (
-                partial(
-                    _fit_fold_model,
-                    kind,
-                    params,
-                    self.engine,
-                    features,
-                    y_code,
-                    train,
-                    test,
-                    int(forest_seeds[m, k]),
-                    n_classes=len(self.classes_),
-                    n_trees=self.n_trees,
-                    tree_params=tree_params,
-                )
-                for m, (kind, params) in enumerate(specs)
-                for k, (train, test) in enumerate(folds)
-            ),
+        models = grow_level_models(
+            specs,
+            self.engine,
+            features,
+            y_code,
+            folds,
+            forest_seeds,
             self.n_jobs,
+            n_classes=len(self.classes_),
+            n_trees=self.n_trees,
+            tree_params=tree_params,
         )
-        n_folds = len(folds)
         forests = [
             ForestFit(
                 kind=kind,
-                models=[model for model, _ in results[m * n_folds : (m + 1) * n_folds]],
-                held_out=[held_out for _, held_out in results[m * n_folds : (m + 1) * n_folds]],
+                models=[model for model, _ in models[m]],
+                held_out=[held_out for _, held_out in models[m]],
                 seeds=tuple(int(seed) for seed in forest_seeds[m]),
             )
             for m, (kind, _) in enumerate(specs)

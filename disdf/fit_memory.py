@@ -9,10 +9,10 @@ M forests of T trees and K folds:
   compiled kernels (measured before a full-MNIST fit, without its images);
 
 * the input: X and the level input (float32, the last level's width);
-* growing: per fold model grown at once (one per job), its training rows
-  feature-major (float32 from :data:`~disdf.fast_forest.forest.FLOAT32_GROWTH_VALUES`
-  values on, else float64), the presorted order of a best-split forest (int32) and its
-  value codes (uint8);
+* growing: the fold models grown at once (one per job; fold-major, :mod:`disdf.level_tasks`),
+  each fold's training rows feature-major once, shared by its forests (float32 from
+  :data:`~disdf.fast_forest.forest.FLOAT32_GROWTH_VALUES` values on, else float64), and per
+  best-split forest its presorted order (int32) and value codes (uint8);
 * the held-out leaf rows of a level, ``(n, T)`` int32 per forest
   (:class:`~disdf.tree_probabilities.TreeLeaves`), and for DisDF with an exact weight
   solver the rows Q_ij (length T, float64) of one fold model's different-class pairs, eq. (72);
@@ -39,8 +39,9 @@ from disdf.forest_specs import parse_forest_specs
 
 #: The process before any data (measured: 0.3 GiB on Linux, Python 3.11).
 PROCESS_BYTES = int(0.3 * 2**30)
-#: Bytes of a fitted node: feature (int16), threshold (float32), two children (int32).
-NODE_BYTES = 14
+#: Bytes of a fitted node: feature (int16), threshold (float32), two child codes relative to the tree's
+#: root (int16 while a tree has at most 32,768 nodes, as on all of MNIST; else int32, 14 bytes).
+NODE_BYTES = 10
 #: Nodes of a fully grown tree per training example of its fold model, by forest kind (MNIST).
 NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09}
 #: The environment variable that sets the memory a fit may take, instead of the system's.
@@ -105,6 +106,18 @@ def nodes_per_tree(kind: str, n_train: int, max_depth: int | None) -> float:
     return max(1.0, nodes if max_depth is None else min(nodes, 2.0**max_depth - 1))
 
 
+def growth_bytes_per_value(kinds: tuple[str, ...], n_folds: int, n_tasks: int, value_bytes: int) -> int:
+    """Bytes per training value of the fold models grown at once: the most that ``n_tasks`` consecutive
+    tasks of the fold-major order hold, one feature-major copy per fold among them (``value_bytes`` per
+    value) and per random forest its presorted order and codes (5)."""
+    order = [(k, kind) for k in range(n_folds) for kind in kinds]
+    windows = (order[start : start + n_tasks] for start in range(max(1, len(order) - n_tasks + 1)))
+    return max(
+        value_bytes * len({k for k, _ in window}) + 5 * sum(kind == "random_forest" for _, kind in window)
+        for window in windows
+    )
+
+
 def fit_memory(shape: FitShape, pair_rows: int = 0, kept_levels: int | None = None) -> FitMemory:
     """The estimated peak of a fit (module docstring); ``kept_levels``: levels whose trees are held
     at once (default ``max_levels``); ``pair_rows``: Q rows held at once."""
@@ -115,13 +128,12 @@ def fit_memory(shape: FitShape, pair_rows: int = 0, kept_levels: int | None = No
     )
     n_train = s.n_samples - s.n_samples // s.n_folds
     value_bytes = 4 if n_train * width >= FLOAT32_GROWTH_VALUES else 8
-    per_task = [n_train * width * (value_bytes + (5 if kind == "random_forest" else 0)) for kind in s.kinds]
     tasks = max(1, min(s.n_jobs, n_forests * s.n_folds))
     level_nodes = s.n_folds * s.n_trees * sum(nodes_per_tree(kind, n_train, s.max_depth) for kind in s.kinds)
     return FitMemory(
         process=PROCESS_BYTES,
         inputs=4 * s.n_samples * (s.n_features + width),
-        growing=int(tasks * max(per_task)),
+        growing=n_train * width * growth_bytes_per_value(s.kinds, s.n_folds, tasks, value_bytes),
         held_out_leaves=4 * n_forests * s.n_samples * s.n_trees,
         pair_rows=8 * pair_rows * s.n_trees,
         trees=int(NODE_BYTES * level_nodes * (s.max_levels if kept_levels is None else kept_levels)),

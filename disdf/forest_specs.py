@@ -158,17 +158,19 @@ def fit_fold_model(
     random_state: int,
     tree_params: Mapping[str, Any],
     rows: np.ndarray | None = None,
+    feature_major_rows: np.ndarray | None = None,
 ) -> LeafTable | FastForest:
     """Grow one fold model's forest on class codes; return it as per-tree probability provider.
 
     ``rows``: grow on those examples of (X, y_code) only (the compiled engines read them from X
     without an example-major copy). Both return types offer ``probabilities(X)`` (n, T, C),
     ``tree_leaves(X)``, ``weighted_probabilities(X, w)`` and ``first(T)``, with classes aligned
-    to ``range(n_classes)``.
+    to ``range(n_classes)``. ``feature_major_rows``: for a compiled engine, the copy of the rows it
+    grows on, made by :func:`~disdf.fast_forest.forest.feature_major` (shared by the fold's forests).
     """
     if engine in COMPILED_ENGINES:
         forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)
-        return forest.fit(X, y_code, rows)
+        return forest.fit(X, y_code, rows, feature_major_rows)
     if rows is not None:
         X, y_code = X[rows], y_code[rows]
     forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)

@@ -94,6 +94,10 @@ class FastForestParams:
         )
 
 
+#: The fitted forest's numbering of child codes (:func:`local_child_codes`), kept with it.
+ROOT_RELATIVE = "root-relative"
+
+
 class FastForest:
     """A fitted-on-demand forest of ``n_trees`` trees on class codes ``0 .. n_classes - 1``.
 
@@ -109,12 +113,25 @@ class FastForest:
         #: Shared with the ``first(T)`` forests taken from this one, once :meth:`memoize_leaves` sets it.
         self.leaf_memo: LeafMemo | None = None
 
-    def fit(self, X: np.ndarray, y_code: np.ndarray, rows: np.ndarray | None = None) -> FastForest:
+    def fit(
+        self,
+        X: np.ndarray,
+        y_code: np.ndarray,
+        rows: np.ndarray | None = None,
+        feature_major_rows: np.ndarray | None = None,
+    ) -> FastForest:
         """Grow the forest on (X, y_code), or on the examples ``rows`` of them (without copying them
-        example-major first: the compiled code reads a feature-major copy, made here)."""
+        example-major first: the compiled code reads a feature-major copy, made here unless given as
+        ``feature_major_rows``, ``feature_major(X, rows)``, which forests of one fold can share)."""
         X = _as_input(X)
         y_code = np.ascontiguousarray(y_code if rows is None else y_code[rows], dtype=np.int64)
-        Xt = feature_major(X, rows)
+        Xt = feature_major(X, rows) if feature_major_rows is None else feature_major_rows
+        n_rows = X.shape[0] if rows is None else len(rows)
+        if Xt.shape != (X.shape[1], n_rows):
+            raise ValueError(
+                f"feature_major_rows must be feature_major(X, rows), of shape {(X.shape[1], n_rows)}; "
+                f"got shape {Xt.shape}"
+            )
         p = self.params
         self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest_shared(
             Xt,
@@ -137,18 +154,32 @@ class FastForest:
         return self
 
     def _compact(self, feature, threshold, left, right) -> None:
-        """Keep the nodes in 14 bytes instead of 28: child codes int32, features int16 (below 32,768
-        features) and thresholds float32, each rounded down to the largest float32 not above it.
+        """Keep the nodes in 10 bytes instead of 28: features int16 (below 32,768 features), thresholds
+        float32, each rounded down to the largest float32 not above it, and child codes relative to
+        their tree's root, int16 when every tree has at most 32,768 nodes and the forest at most
+        32,768 leaf rows (on all of MNIST a completely-random tree has 22,000 nodes), else int32
+        (:func:`local_child_codes`).
 
         Every prediction is unchanged: the kernels compare float32 values x, and for those
         ``x <= t`` holds exactly when ``x <= float32_floor(t)``. Pure leaves already share the
         rows of their class (:func:`~disdf.fast_forest.kernels.grow_forest_shared`): on 40,000
         MNIST images a completely-random tree has 22,000 leaves, 80 bytes each as rows of their own.
         """
-        index_type = np.int32 if max(len(feature), len(self.leaf_values)) < 2**31 - 1 else np.int64
-        self.roots, self.left, self.right = (codes.astype(index_type) for codes in (self.roots, left, right))
+        self.roots, self.left, self.right = local_child_codes(self.roots, left, right, len(self.leaf_values))
+        self.child_codes = ROOT_RELATIVE
         self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
         self.threshold = float32_floor(threshold)
+
+    def __setstate__(self, state: dict) -> None:
+        """A forest pickled before child codes were relative to the root (no ``child_codes``) is
+        converted, so it predicts as it did."""
+        if "left" in state and state.get("child_codes") != ROOT_RELATIVE:
+            state["roots"], state["left"], state["right"] = local_child_codes(
+                np.asarray(state["roots"], dtype=np.int64), np.asarray(state["left"], dtype=np.int64),
+                np.asarray(state["right"], dtype=np.int64), len(state["leaf_values"]),
+            )  # fmt: skip
+            state["child_codes"] = ROOT_RELATIVE
+        self.__dict__.update(state)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
         return self.roots, self.feature, self.threshold, self.left, self.right
@@ -195,6 +226,25 @@ class FastForest:
         """Let this forest and the ``first(T)`` forests taken from it from now on share the leaves of
         the last examples they classified (:mod:`disdf.fast_forest.leaf_memo`; same numbers)."""
         self.leaf_memo = LeafMemo(self.roots)
+
+
+def local_child_codes(
+    roots: np.ndarray, left: np.ndarray, right: np.ndarray, n_leaf_rows: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The grown forest's child codes (node indices, negative for leaf rows) as the fitted forest keeps
+    them: a node's children relative to its tree's root (the tree's first node: its nodes are
+    ``root, root + 1, ...``, written before the next tree's), leaf codes as they are, in the smallest of
+    int16, int32 and int64 that holds every code; roots stay node indices (int32, or int64 past 2**31).
+    """
+    n_nodes = len(left)
+    starts = roots[roots >= 0]  # one-leaf trees have no nodes
+    sizes = np.diff(np.append(starts, n_nodes))
+    base = np.repeat(starts, sizes)
+    largest = max(int(sizes.max(initial=0)), n_leaf_rows)
+    code_type = next(t for t in (np.int16, np.int32, np.int64) if largest <= -int(np.iinfo(t).min))
+    root_type = np.int32 if max(n_nodes, n_leaf_rows) < 2**31 - 1 else np.int64
+    local = [np.where(codes >= 0, codes - base, codes).astype(code_type) for codes in (left, right)]
+    return roots.astype(root_type), local[0], local[1]
 
 
 def float32_floor(values: np.ndarray) -> np.ndarray:

@@ -2,7 +2,9 @@
 and weighted class probabilities, and the leaf table in which pure leaves share a row.
 
 The forest's arrays are those :func:`disdf.fast_forest.kernels.grow_forest` returns (the layout is
-in that module's docstring). These kernels call no kernel of growing, nor it one of theirs, so
+in that module's docstring), with the children's codes relative to their tree's root, as a fitted
+:class:`~disdf.fast_forest.FastForest` keeps them (:func:`disdf.fast_forest.forest.local_child_codes`).
+These kernels call no kernel of growing, nor it one of theirs, so
 they can live in a file of their own: numba's ``cache=True`` keys a cached function on its own
 file only (numba issue 1833), and a cached kernel here calls compiled code of this file only.
 """
@@ -14,14 +16,24 @@ import numpy as np
 
 
 @nb.njit(cache=True, nogil=True)
-def _leaf(X, i, code, feature, threshold, left, right):
-    """The leaf row example i of X reaches from child code ``code`` (a tree's root)."""
-    while code >= 0:
-        if X[i, feature[code]] <= threshold[code]:
-            code = left[code]
+def _leaf(X, i, root, feature, threshold, left, right):
+    """The leaf row example i of X reaches in the tree whose root has child code ``root``.
+
+    The children's codes are relative to their tree's root (node ``root + code``; see
+    :func:`disdf.fast_forest.forest.local_child_codes`), so they fit int16 in trees of up to 32,768
+    nodes; a negative code is the leaf row ``-code - 1``.
+    """
+    if root < 0:
+        return -np.int64(root) - 1
+    node = np.int64(root)
+    while True:
+        if X[i, feature[node]] <= threshold[node]:
+            code = np.int64(left[node])
         else:
-            code = right[code]
-    return -code - 1
+            code = np.int64(right[node])
+        if code < 0:
+            return -code - 1
+        node = root + code
 
 
 @nb.njit(cache=True, nogil=True)

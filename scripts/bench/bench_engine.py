@@ -34,8 +34,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import disdf.cascade
 import disdf.discriminative
+import disdf.level_tasks
 from disdf.fast_forest import FastForest
 from disdf.forest_specs import fit_fold_model
 from disdf.tree_probabilities import LeafTable
@@ -157,7 +157,7 @@ def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
                 )
             clock: dict[str, float] = defaultdict(float)
             with (
-                clock_calls(disdf.cascade, "fit_fold_model", "trees", clock),
+                clock_calls(disdf.level_tasks, "fit_fold_model", "trees", clock),
                 clock_calls(LeafTable, "probabilities", "probabilities", clock),
                 clock_calls(LeafTable, "weighted_probabilities", "probabilities", clock),
                 clock_calls(FastForest, "probabilities", "probabilities", clock),

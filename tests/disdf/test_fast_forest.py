@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.fast_forest import FastForest, FastForestParams, kernels, prediction_kernels
-from disdf.fast_forest.forest import n_candidate_features
+from disdf.fast_forest.forest import local_child_codes, n_candidate_features
 from disdf.forest_specs import fit_fold_model
 from disdf.shared_fit import fit_sharing_first_level
 
@@ -34,14 +34,16 @@ def grow(params, X, y, n_trees=20, seed=0, n_classes=3) -> FastForest:
 def tree_paths(forest: FastForest, X: np.ndarray, tree: int) -> dict[int, np.ndarray]:
     """Internal node -> indices of the rows of X that reach it (a plain traversal, for checking)."""
     reached: dict[int, np.ndarray] = {}
-    frontier = [(int(forest.roots[tree]), np.arange(len(X)))]
+    root = int(forest.roots[tree])
+    frontier = [(root, np.arange(len(X)))]
     while frontier:
         code, rows = frontier.pop()
         if code < 0:
             continue
         reached[code] = rows
         goes_left = X[rows, forest.feature[code]] <= forest.threshold[code]
-        frontier += [(int(forest.left[code]), rows[goes_left]), (int(forest.right[code]), rows[~goes_left])]
+        frontier += [(node_index(root, forest.left[code]), rows[goes_left])]
+        frontier += [(node_index(root, forest.right[code]), rows[~goes_left])]
     return reached
 
 
@@ -58,10 +60,20 @@ def leaf_sizes(forest: FastForest, X: np.ndarray, tree: int) -> list[int]:
     return sizes
 
 
-def tree_depth(forest: FastForest, code: int) -> int:
+def node_index(root: int, code) -> int:
+    """A child code relative to its tree's root (as a fitted forest keeps them) as a node index; leaves
+    (negative) as they are."""
+    return root + int(code) if code >= 0 else int(code)
+
+
+def tree_depth(forest: FastForest, code: int, root: int | None = None) -> int:
     if code < 0:
         return 0
-    return 1 + max(tree_depth(forest, int(forest.left[code])), tree_depth(forest, int(forest.right[code])))
+    root = code if root is None else root
+    return 1 + max(
+        tree_depth(forest, node_index(root, forest.left[code]), root),
+        tree_depth(forest, node_index(root, forest.right[code]), root),
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -201,10 +213,13 @@ def test_forest_accuracy_matches_scikit_learn_on_held_out_data():
     assert abs(np.mean(accuracies["fast"]) - np.mean(accuracies["sklearn"])) < 0.02
 
 
-def n_leaves(forest: FastForest, code: int) -> int:
+def n_leaves(forest: FastForest, code: int, root: int | None = None) -> int:
     if code < 0:
         return 1
-    return n_leaves(forest, int(forest.left[code])) + n_leaves(forest, int(forest.right[code]))
+    root = code if root is None else root
+    return n_leaves(forest, node_index(root, forest.left[code]), root) + n_leaves(
+        forest, node_index(root, forest.right[code]), root
+    )
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
@@ -359,7 +374,8 @@ def test_pure_leaves_share_rows_and_probabilities_are_unchanged(data, kind):
         1,
     )
     roots, feature, threshold, left, right, leaf_values = grown
-    assert forest.left.dtype == np.int32 and len(forest.leaf_values) < len(leaf_values)
+    roots, left, right = local_child_codes(roots, left, right, len(leaf_values))
+    assert forest.left.dtype == np.int16 and len(forest.leaf_values) < len(leaf_values)
     np.testing.assert_array_equal(forest.leaf_values[:3], np.eye(3))
     X_new = np.random.default_rng(1).normal(size=(200, X.shape[1]))
     one_row_per_leaf = prediction_kernels.tree_probabilities(
@@ -547,7 +563,8 @@ def test_pure_leaves_share_rows_as_numpy_computes_them(data, kind, max_depth):
         X, y.astype(np.int64), 3, 25, 0, n_candidate_features(params.max_features, X.shape[1]),
         params.random_splits, params.bootstrap, -1 if max_depth is None else max_depth, 2, 2,
     )  # fmt: skip
-    expected = numpy_shared_leaves(raw[0], raw[3], raw[4], raw[5], len(raw[1]))
+    roots, left, right, table = numpy_shared_leaves(raw[0], raw[3], raw[4], raw[5], len(raw[1]))
+    expected = (*local_child_codes(roots, left, right, len(table)), table)
     assert 3 < len(expected[3]) < len(raw[5])  # pure and impure leaves
     for name, got, want in zip(("roots", "left", "right", "leaf_values"), (forest.roots, forest.left,
                                forest.right, forest.leaf_values), expected, strict=True):  # fmt: skip

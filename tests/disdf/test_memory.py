@@ -12,8 +12,8 @@ from sklearn.datasets import make_classification
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.fast_forest import FastForest, FastForestParams, forest, kernels, prediction_kernels
-from disdf.fast_forest.forest import float32_floor, n_candidate_features
-from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, parse_bytes
+from disdf.fast_forest.forest import float32_floor, local_child_codes, n_candidate_features
+from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, growth_bytes_per_value, parse_bytes
 from disdf.forest_specs import fit_fold_model
 from disdf.level_input import float32_columns
 from disdf.parameters import InvalidParameterError
@@ -87,8 +87,9 @@ def test_compact_forest_gives_the_probabilities_of_the_raw_arrays(data, kind, mo
     X, y = data
     fitted = FastForest(KINDS[kind], 15, 5, 3).fit(X, y)
     assert fitted.feature.dtype == np.int16 and fitted.threshold.dtype == np.float32
-    assert fitted.left.dtype == np.int32
-    raw = _raw_arrays(KINDS[kind], X, y, 15)
+    assert fitted.left.dtype == np.int16
+    raw = list(_raw_arrays(KINDS[kind], X, y, 15))
+    raw[0], raw[3], raw[4] = local_child_codes(raw[0], raw[3], raw[4], len(raw[5]))
     X_new = np.random.default_rng(1).normal(size=(300, X.shape[1])).astype(np.float32) * 10
     X_new[:100] = X[:100]  # training values: exactly at the split values' neighbours
     np.testing.assert_array_equal(
@@ -195,11 +196,11 @@ def test_bad_keep_fitted_levels_is_refused_before_any_work(data, params, message
 
 
 def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(monkeypatch):
-    """All of MNIST's shape under a limit of 3 GiB: the in-memory cascade's estimate exceeds it,
+    """All of MNIST's shape under a limit of 2.5 GiB: the in-memory cascade's estimate exceeds it,
     and the message names the setting that fits (the levels on disk)."""
     model = CascadeForestClassifier(n_trees=100, n_jobs=2)
     counts = np.full(10, 6000)
-    monkeypatch.setenv(LIMIT_VARIABLE, "3G")
+    monkeypatch.setenv(LIMIT_VARIABLE, "2.5G")
     with pytest.raises(InsufficientMemoryError) as refused:
         model.check_fit_memory(counts, 784)
     message = str(refused.value)
@@ -208,7 +209,7 @@ def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(mo
         in message
     )
     assert "60000 examples of 784 features and 10 classes" in message
-    assert "trees" in message and "more than the 3 GiB available (DISDF_MEMORY_LIMIT" in message
+    assert "trees" in message and "more than the 2.5 GiB available (DISDF_MEMORY_LIMIT" in message
     assert "keep_fitted_levels='disk' (about" in message and "would fit" in message
     model.set_params(keep_fitted_levels="disk", fitted_levels_dir="levels").check_fit_memory(counts, 784)
     monkeypatch.setenv(LIMIT_VARIABLE, "10M")
@@ -224,3 +225,84 @@ def test_memory_limit_sizes_are_read_or_refused():
     assert parse_bytes("1000") == 1000
     with pytest.raises(ValueError, match="DISDF_MEMORY_LIMIT"):
         parse_bytes("lots")
+
+
+def _numpy_leaves(X, roots, feature, threshold, left, right):
+    """Leaf rows by walking the grown forest's global child codes, one example and tree at a time."""
+    leaves = np.empty((len(X), len(roots)), dtype=np.int64)
+    for i, x in enumerate(X):
+        for t, code in enumerate(roots):
+            while code >= 0:
+                code = left[code] if x[feature[code]] <= threshold[code] else right[code]
+            leaves[i, t] = -code - 1
+    return leaves
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_child_codes_relative_to_the_root_reach_the_leaves_of_the_grown_codes(data, kind):
+    X, y = data
+    fitted = FastForest(KINDS[kind], 12, 5, 3).fit(X, y)
+    grown = kernels.grow_forest_shared(
+        np.ascontiguousarray(X.T), y, 3, 12, 5, n_candidate_features(KINDS[kind].max_features, X.shape[1]),
+        KINDS[kind].random_splits, KINDS[kind].bootstrap, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE,
+        KINDS[kind].max_bins,
+    )  # fmt: skip
+    noise = np.random.default_rng(4).normal(size=(60, X.shape[1])).astype(np.float32) * 10
+    X_new = np.vstack([X[:60], noise])
+    expected = _numpy_leaves(X_new, *grown[:5])
+    assert fitted.left.dtype == fitted.right.dtype == np.int16
+    assert fitted.left.max() < np.diff(np.append(fitted.roots[fitted.roots >= 0], len(fitted.left))).max()
+    np.testing.assert_array_equal(fitted.apply(X_new), expected)
+    np.testing.assert_array_equal(fitted.first(5).apply(X_new), expected[:, :5])
+    # wider codes (a tree of more than 32,768 nodes, or more leaf rows): the same leaves
+    roots, left, right = local_child_codes(grown[0], grown[3], grown[4], 2**15 + 1)
+    assert left.dtype == right.dtype == np.int32 and roots.dtype == np.int32
+    np.testing.assert_array_equal(left, fitted.left)
+    np.testing.assert_array_equal(roots, fitted.roots)
+    wide = fitted.first(12)
+    wide.left, wide.right = left, right
+    np.testing.assert_array_equal(wide.apply(X_new), expected)
+    np.testing.assert_array_equal(wide.probabilities(X_new), fitted.probabilities(X_new))
+
+
+def test_child_code_types_follow_the_largest_tree_and_the_leaf_rows():
+    roots = np.array([0, -2, 3], dtype=np.int64)  # tree 1 is one leaf
+    left = np.array([1, -1, -3, 4, -1, -2], dtype=np.int64)
+    right = np.array([2, -2, -1, 5, -3, -1], dtype=np.int64)
+    got_roots, got_left, got_right = local_child_codes(roots, left, right, 3)
+    np.testing.assert_array_equal(got_left, [1, -1, -3, 1, -1, -2])
+    np.testing.assert_array_equal(got_right, [2, -2, -1, 2, -3, -1])
+    assert got_left.dtype == np.int16 and got_roots.dtype == np.int32
+    np.testing.assert_array_equal(got_roots, roots)
+    assert local_child_codes(roots, left, right, 2**15)[1].dtype == np.int16
+    assert local_child_codes(roots, left, right, 2**15 + 1)[1].dtype == np.int32
+    assert local_child_codes(roots, left, right, 2**31 + 1)[1].dtype == np.int64
+
+
+def test_a_forest_pickled_with_node_index_child_codes_predicts_as_before(data):
+    """A forest pickled before child codes were relative to the root is converted when loaded."""
+    X, y = data
+    fitted = FastForest(KINDS["completely_random"], 6, 5, 3).fit(X, y)
+    old_state = pickle.loads(pickle.dumps(fitted)).__dict__
+    grown = kernels.grow_forest_shared(
+        np.ascontiguousarray(X.T), y, 3, 6, 5, 1, True, False, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE, 0
+    )
+    del old_state["child_codes"]
+    old_state["roots"], old_state["left"], old_state["right"] = (
+        grown[0].astype(np.int32),
+        grown[3].astype(np.int32),
+        grown[4].astype(np.int32),
+    )  # the earlier layout: node indices
+    old = FastForest.__new__(FastForest)
+    old.__setstate__(old_state)
+    np.testing.assert_array_equal(old.apply(X), fitted.apply(X))
+    np.testing.assert_array_equal(old.left, fitted.left)
+
+
+def test_growth_estimate_counts_one_copy_per_fold_among_the_tasks_run_at_once():
+    kinds = ("completely_random", "completely_random", "random_forest", "random_forest")
+    # two random forests of one fold: one shared copy (4) and two orders and codes (2 x 5)
+    assert growth_bytes_per_value(kinds, 3, 2, 4) == 14
+    assert growth_bytes_per_value(kinds, 3, 1, 4) == 9
+    assert growth_bytes_per_value(kinds[:1], 3, 2, 8) == 16  # one forest: its two tasks are two folds
+    assert growth_bytes_per_value(kinds, 1, 8, 4) == 14  # no more tasks than the level has
