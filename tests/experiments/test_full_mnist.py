@@ -230,3 +230,28 @@ def test_the_images_read_as_float32_are_load_mnists_values(data_dir):
     np.testing.assert_array_equal(X_test, mnist["X_test"][:40])
     np.testing.assert_array_equal(y_train, mnist["y_train"][:300])
     np.testing.assert_array_equal(y_test, mnist["y_test"][:40])
+
+
+def test_the_disk_mode_line_compares_each_method_with_its_in_memory_fit():
+    from experiments.reporting.sections.mnist_full import disk_mode_lines
+
+    def rows(peak, oof, correct):
+        return pd.DataFrame(
+            {
+                "method": ["gcforest", "disdf"],
+                "level_oof_accuracy": oof,
+                "test_correct": correct,
+                "peak_memory_gb": peak,
+                "fit_seconds": [600.0, 660.0],
+                "predict_seconds": [50.0, 40.0],
+                "date": ["2026-01-01"] * 2,
+                "commit": ["abc"] * 2,
+            }
+        )
+
+    memory = rows([2.9, 2.8], ["0.9 0.91", "0.9 0.92"], [9791, 9785])
+    same = disk_mode_lines(memory, rows([1.9, 1.8], ["0.9 0.91", "0.9 0.92"], [9791, 9785]))
+    assert "gcF: peak 1.90 GiB (in memory 2.90)" in same and "DisDF: peak 1.80 GiB (in memory 2.80)" in same
+    assert same.count("the same out-of-fold accuracy") == 2 and "differ" not in same
+    differing = disk_mode_lines(memory, rows([1.9, 1.8], ["0.9 0.91", "0.9 0.93"], [9791, 9785]))
+    assert differing.count("the same out-of-fold accuracy") == 1 and "**accuracies differ" in differing

@@ -8,11 +8,49 @@ import pandas as pd
 from experiments.reporting.section import Rendered, ReportContext, Section
 
 CSV_NAME = "mnist_full.csv"
+#: The same fits with the fitted levels on disk (``make mnist-full-disk``), beside the report's folder.
+DISK_CSV = "bench/mnist_full_disk.csv"
 
 
 def render(context: ReportContext) -> Rendered | None:
-    path = context.folder / CSV_NAME
-    return Rendered(report_section(pd.read_csv(path))) if path.is_file() else None
+    path, disk = context.folder / CSV_NAME, context.folder / DISK_CSV
+    if not path.is_file():
+        return None
+    frame = pd.read_csv(path)
+    lines = [report_section(frame)]
+    if disk.is_file():
+        lines += ["", disk_mode_lines(frame, pd.read_csv(disk))]
+    return Rendered("\n".join(lines))
+
+
+def disk_mode_lines(memory: pd.DataFrame, disk: pd.DataFrame) -> str:
+    """What keeping the fitted levels on disk costs and saves, each method against its in-memory row."""
+    names = {"gcforest": "gcF", "disdf": "DisDF"}
+    parts = []
+    for row in disk.itertuples():
+        same = memory[memory["method"] == row.method]
+        if same.empty:
+            continue
+        base = same.iloc[0]
+        equal = (
+            base["level_oof_accuracy"] == row.level_oof_accuracy and base["test_correct"] == row.test_correct
+        )
+        parts.append(
+            f"{names[row.method]}: peak {row.peak_memory_gb:.2f} GiB "
+            f"(in memory {base['peak_memory_gb']:.2f}), "
+            f"fit {row.fit_seconds / 60:.1f} min (in memory {base['fit_seconds'] / 60:.1f}), predict "
+            f"{row.predict_seconds:.0f} s (in memory {base['predict_seconds']:.0f}); "
+            + (
+                "the same out-of-fold accuracy at every level and the same test predictions' count"
+                if equal
+                else "**accuracies differ from the in-memory fit**"
+            )
+            + f" ({row.date}, commit {row.commit})"
+        )
+    return (
+        'With the fitted levels on disk (`keep_fitted_levels="disk"`, '
+        f"`make mnist-full-disk` → `{DISK_CSV}`): " + "; ".join(parts) + "."
+    )
 
 
 def report_section(frame: pd.DataFrame) -> str:
