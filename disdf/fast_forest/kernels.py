@@ -1,6 +1,6 @@
 """Compiled (numba) kernels that grow a whole forest in one call.
 
-Why one file of about 950 lines: its compiled functions (random numbers, bootstrap weights, the
+Why one file of about 1,050 lines: its compiled functions (random numbers, bootstrap weights, the
 sorts of a node's values, the threshold searches, the growth loop, the coding and binning of
 features) are one call tree under :func:`grow_forest`, and numba's ``cache=True`` keys a cached
 function on its own file only (numba issue 1833): split along those concerns, a cached grower
