@@ -23,13 +23,12 @@ from experiments.reporting.statistics import (
     contrast_over_independent_groups,
     holm,
 )
-from experiments.reporting.tables import DATASET_NAMES, paired_tests
+from experiments.reporting.tables import DATASET_NAMES, LABELS, paired_tests
 
 ALPHA = 0.05
 #: Equivalence margin (percentage points) of every TOST that refutes a claim; declared before any data.
 EQUIVALENCE_MARGIN = 1.0
 POINTS = 100.0  # accuracy in [0, 1] -> percent / percentage points
-LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
 CONFIRMED, REFUTED, UNDECIDED = "confirmed", "refuted", "not decided"
 
 

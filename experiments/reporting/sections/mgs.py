@@ -28,7 +28,7 @@ import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
-from experiments.reporting.tables import experiment_records
+from experiments.reporting.tables import LABELS, experiment_records
 
 ALPHA = 0.05
 #: Equivalence margin of the TOST (percentage points), as the claims table's.
@@ -36,7 +36,6 @@ MARGIN = 1.0
 POINTS = 100.0
 #: Each scanning method and the headline method it is paired with.
 PAIRS = {"gcforest_mgs": "gcforest", "disdf_mgs": "disdf"}
-LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
 WORSE, NOT_WORSE, UNDECIDED = "worse", "not worse", "undecided"
 CONFIRMED, REFUTED, NOT_DECIDED = "confirmed", "refuted", "not decided by our data"
 RULE = (

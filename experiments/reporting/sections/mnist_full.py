@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.tables import LABELS
 
 CSV_NAME = "mnist_full.csv"
 #: The same fits with the fitted levels on disk (``make mnist-full-disk``), beside the report's folder.
@@ -25,7 +26,6 @@ def render(context: ReportContext) -> Rendered | None:
 
 def disk_mode_lines(memory: pd.DataFrame, disk: pd.DataFrame) -> str:
     """What keeping the fitted levels on disk costs and saves, each method against its in-memory row."""
-    names = {"gcforest": "gcF", "disdf": "DisDF"}
     parts = []
     for row in disk.itertuples():
         same = memory[memory["method"] == row.method]
@@ -36,7 +36,7 @@ def disk_mode_lines(memory: pd.DataFrame, disk: pd.DataFrame) -> str:
             base["level_oof_accuracy"] == row.level_oof_accuracy and base["test_correct"] == row.test_correct
         )
         parts.append(
-            f"{names[row.method]}: peak {row.peak_memory_gb:.2f} GiB "
+            f"{LABELS[row.method]}: peak {row.peak_memory_gb:.2f} GiB "
             f"(in memory {base['peak_memory_gb']:.2f}), "
             f"fit {row.fit_seconds / 60:.1f} min (in memory {base['fit_seconds'] / 60:.1f}), predict "
             f"{row.predict_seconds:.0f} s (in memory {base['predict_seconds']:.0f}); "
@@ -55,11 +55,10 @@ def disk_mode_lines(memory: pd.DataFrame, disk: pd.DataFrame) -> str:
 
 def report_section(frame: pd.DataFrame) -> str:
     """The REPORT.md section for the rows of mnist_full.csv (everything it says is in them)."""
-    names = {"gcforest": "gcF", "disdf": "DisDF"}
     first = frame.iloc[0]
     table = pd.DataFrame(
         {
-            "method": frame["method"].map(names),
+            "method": frame["method"].map(LABELS),
             "levels": frame["n_levels"],
             "out-of-fold accuracy per level": frame["level_oof_accuracy"],
             "test accuracy": frame["test_accuracy"].map("{:.4f}".format),
@@ -93,7 +92,7 @@ def report_section(frame: pd.DataFrame) -> str:
         "",
         f"Budget: {first['memory_gb_budget']:g} GiB peak and a fit within "
         + "; ".join(
-            f"{row.fit_minutes_budget:g} min for {names[row.method]}: {_verdict(row)}"
+            f"{row.fit_minutes_budget:g} min for {LABELS[row.method]}: {_verdict(row)}"
             for row in frame.itertuples()
         )
         + ".",

@@ -25,13 +25,13 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.tables import LABELS
 from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
 RESULTS = ROOT / "results"
 BENCH = RESULTS / "bench"
 HEADLINE_UNITS = 12_800
-METHODS = {"gcforest": "gcF", "disdf": "DisDF"}
 
 
 def _read(path: Path) -> pd.DataFrame | None:
@@ -124,7 +124,7 @@ def mnist_table(history: pd.DataFrame) -> pd.DataFrame:
             "date": history["date"],
             "engine": history["engine"],
             "weights": history.get("weight_fitting", pd.Series("", index=history.index)).fillna(""),
-            "method": history["method"].map(METHODS),
+            "method": history["method"].map(LABELS),
             "levels": history["n_levels"],
             "fit (min)": (history["fit_seconds"] / 60).map("{:.1f}".format),
             "test accuracy [95% CI]": [
