@@ -75,9 +75,8 @@ def run_command(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
 
     try:
         with stop_signals_interrupt(FORCE_EXIT_AFTER_SECONDS):
-            plan = plan_run(
-                cfg, sweep_job(hydra_cfg)
-            )  # the config, decided once: what follows reads the plan
+            # The config, decided once: what follows reads the plan.
+            plan = plan_run(cfg, sweep_job(hydra_cfg))
             pools = check_before_work(plan)
             phase = "running units"
             summary = run_units(plan, FORCE_EXIT_AFTER_SECONDS, pools, then=report)

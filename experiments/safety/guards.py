@@ -33,10 +33,8 @@ def writes_headline(output_dir: str | Path) -> bool:
 
 
 def check_headline_folder(output_dir: str | Path, found: dict, expected: dict, experiment_name: str) -> None:
-    """Only a run whose result config and grid (``found``) are the committed headline's (``expected``)
-    may write to results/ itself."""
-    if not writes_headline(output_dir):
-        return
+    """A run that writes to results/ itself (:func:`writes_headline`, which the caller asks first, as it
+    composes ``expected`` only then) must have the committed headline's result config and grid."""
     differing = [name for name in expected if expected[name] != found[name]]
     if differing:
         raise ValueError(
