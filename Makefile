@@ -83,10 +83,14 @@ bench-df21: install
 # Fit time and peak memory against n (MNIST subsets to 60,000; a HIGGS-shaped synthetic problem to
 # 10^6 rows), both methods beside scikit-learn's forests and DF21, each curve up to the size its predicted
 # time still fits in SCALE_BUDGET minutes: results/bench/scale.csv and scale_slopes.csv (log-log slopes).
-# DF21 runs in DF21_VENV's python if it is there (make bench-df21 creates it); if not, its rows say so.
+# One fit gets SCALE_RUN_MINUTES at most. DF21 runs in DF21_VENV's python if it is there (make bench-df21
+# creates it); if not, its rows say so. SCALE_FLAGS=--resume goes on from an interrupted run.
 SCALE_BUDGET ?= 40
+SCALE_RUN_MINUTES ?= 20
+SCALE_FLAGS ?=
 bench-scale: install
-	$(BIN)/python scripts/bench/bench_scale.py --budget-minutes $(SCALE_BUDGET) --df21-python $(DF21_VENV)/bin/python --record
+	$(BIN)/python scripts/bench/bench_scale.py --budget-minutes $(SCALE_BUDGET) --max-run-minutes $(SCALE_RUN_MINUTES) \
+		--df21-python $(DF21_VENV)/bin/python --record $(SCALE_FLAGS)
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).

@@ -23,6 +23,8 @@ data included) is its own (DF21's: that of the venv's process). A curve (problem
 the sizes until the next size's fit would not end within the time left of ``--budget-minutes`` or
 ``--max-run-minutes``, predicted from the curve's own growth (the slope of its last two sizes, or
 ``--assumed-slope`` after one); the skipped sizes are rows with ``status`` saying why.
+``--resume`` keeps the sizes the output file measured already (its ``ok`` rows, as written) and runs
+the rest, so an interrupted benchmark goes on where it stopped; skipped sizes are tried again.
 ``scale_slopes.csv``: per curve, the slopes of log time and log memory against log n
 (``numpy.polyfit``) and where the curve stops and why.
 """
@@ -169,6 +171,14 @@ def slopes(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def measured_rows(path: Path) -> list[dict]:
+    """The ``ok`` rows of an earlier run's CSV, cells as written (``--resume``); none if there is none."""
+    if not path.is_file():
+        return []
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return frame[frame["status"] == "ok"].to_dict("records")
+
+
 def run_size(args, curve: dict, n: int, deadline: float) -> dict:
     """One size of a curve (``curve``: problem, method and its (n, seconds) so far), or why it is skipped."""
     problem, method, points = curve["problem"], curve["method"], curve["points"]
@@ -211,9 +221,12 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", default=None, help="MNIST's folder (default: DISDF_DATA_DIR)")
     parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record); slopes beside it")
+    parser.add_argument("--resume", action="store_true", help="keep the sizes measured already")
     add_record_flag(parser)
     args = parser.parse_args()
     output = bench_output(args, "scale", args.output)
+    done = {(row["problem"], row["method"], int(row["n_train"])): row for row in measured_rows(output)}
+    done = done if args.resume else {}
     deadline = time.monotonic() + 60 * args.budget_minutes
     sizes = {"mnist": args.mnist_sizes, "higgs_like": args.higgs_sizes}
     curves = [
@@ -226,10 +239,17 @@ def main() -> None:
     for rank in range(max(len(sizes[problem]) for problem in args.problems)):
         for curve in curves:
             ranked = sorted(sizes[curve["problem"]])
-            if rank < len(ranked):
+            if rank >= len(ranked):
+                continue
+            key = (curve["problem"], curve["method"], ranked[rank])
+            if key in done:  # measured by the run this one resumes: its row as written
+                curve["points"].append((ranked[rank], float(done[key]["fit_seconds"])))
+                rows.append(done[key])
+            else:
                 rows.append(run_size(args, curve, ranked[rank], deadline))
                 write_csv(output, rows)  # after each fit: an interrupted run keeps what finished
-    frame = pd.DataFrame(rows)
+    write_csv(output, rows)
+    frame = pd.read_csv(output)  # every row's values as numbers, the resumed ones' too
     write_csv(output.with_name("scale_slopes.csv"), slopes(frame).to_dict("records"))
     print(slopes(frame).to_string(index=False))
 

@@ -39,9 +39,11 @@ def stub_python(tmp_path, body: str):
     return path
 
 
-def run_bench(monkeypatch, tmp_path, python, sizes=("500", "1000")) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_bench(
+    monkeypatch, tmp_path, python, sizes=("500", "1000"), more=()
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     output = tmp_path / "scale.csv"
-    argv = ["bench_scale.py", "--methods", "df21", "--problems", "higgs_like", "--higgs-sizes", *sizes]
+    argv = ["bench_scale.py", "--methods", "df21", "--problems", "higgs_like", "--higgs-sizes", *sizes, *more]
     argv += ["--n-jobs", "3", "--df21-python", str(python), "--output", str(output)]
     monkeypatch.setattr(sys, "argv", argv)
     bench_scale.main()
@@ -103,3 +105,18 @@ def test_bench_df21_npz_needs_json(tmp_path, capsys):
         bench_df21.parse_args(["--npz", str(tmp_path / "a.npz")])
     assert "--npz needs --json" in capsys.readouterr().err
     assert bench_df21.parse_args(["--npz", "a.npz", "--json"]).data_dir is None
+
+
+def test_resume_keeps_the_measured_sizes_as_written_and_runs_the_rest(monkeypatch, tmp_path):
+    run_bench(monkeypatch, tmp_path, stub_python(tmp_path, STUB))
+    before = (tmp_path / "scale.csv").read_text().splitlines()
+    # This python refuses the sizes measured already: resuming must not fit them again.
+    chatter = '    print("DF21 chatter'
+    refusing = STUB.replace(chatter, "    assert len(X_train) == 2000, len(X_train)\n" + chatter)
+    python, sizes = stub_python(tmp_path, refusing), ("500", "1000", "2000")
+    rows, slopes = run_bench(monkeypatch, tmp_path, python, sizes=sizes, more=["--resume"])
+    assert rows["n_train"].tolist() == [500, 1000, 2000] and rows["fit_seconds"].tolist() == [0.5, 1.0, 2.0]
+    # The resumed rows, byte for byte.
+    assert (tmp_path / "scale.csv").read_text().splitlines()[1:3] == before[1:3]
+    (curve,) = slopes.to_dict("records")
+    assert curve["n_points"] == 3 and curve["time_slope"] == pytest.approx(1.0)
