@@ -18,14 +18,15 @@ in that venv's python, which prints this script's measures as one JSON line (its
 stamp: that venv's builds). Without that python
 the df21 curve's rows say "DF21 venv not found: make bench-df21 creates it", and the rest runs.
 
-Each fit runs in a fresh process: its peak resident memory (``ru_maxrss``, fit and prediction, the
-data included) is its own (DF21's: that of the venv's process). A curve (problem, method) goes up
-the sizes until the next size's fit would not end within the time left of ``--budget-minutes`` or
-``--max-run-minutes``, predicted from the curve's own growth (the slope of its last two sizes, or
-``--assumed-slope`` after one); the skipped sizes are rows with ``status`` saying why.
-``--resume`` keeps the sizes the output file measured already (its ``ok`` rows, as written) and runs
-the rest, so an interrupted benchmark goes on where it stopped; skipped sizes are tried again.
-``scale_slopes.csv``: per curve, the slopes of log time and log memory against log n
+Each fit runs in a fresh process, after a small warm-up fit (30 examples per class) that compiles the
+engine's code or reads it from numba's cache, so that no size's time holds the compilation. Its peak
+resident memory (``ru_maxrss``, fit and prediction, the data included) is its own (DF21's: that of the
+venv's process). A curve (problem, method) goes up the sizes until the next size's fit would not end
+within the time left of ``--budget-minutes`` or ``--max-run-minutes``, predicted from the curve's own
+growth (the slope of its last two sizes, or ``--assumed-slope`` after one); the skipped sizes are rows
+with ``status`` saying why. ``--resume`` keeps the sizes the output file measured already (its ``ok``
+rows, as written) and runs the rest, so an interrupted benchmark goes on where it stopped; skipped sizes
+are tried again. ``scale_slopes.csv``: per curve, the slopes of log time and log memory against log n
 (``numpy.polyfit``) and where the curve stops and why.
 """
 
@@ -47,6 +48,7 @@ from multiprocessing import get_context
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
@@ -62,6 +64,8 @@ DF21_PYTHON = ROOT / "build" / "df21-venv" / "bin" / "python"
 DF21_SCRIPT = Path(__file__).resolve().with_name("bench_df21.py")
 DF21_MISSING = "DF21 venv not found: make bench-df21 creates it"
 ARRAYS = ("X_train", "y_train", "X_test", "y_test")
+#: Examples per class of the warm-up fit before the timed one (fit_once).
+WARM_UP_PER_CLASS = 30
 
 
 def problem_data(problem: str, n_train: int, data_dir: str | None) -> tuple[np.ndarray, ...]:
@@ -104,6 +108,12 @@ def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees
     """One fit and prediction, in its own process: seconds, peak memory, levels, test accuracy."""
     X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
     estimator = make_method(method, n_jobs, sklearn_trees)
+    # Compiled code is compiled (or read from numba's cache) on first use: a small fit first, so that
+    # no size's time holds the compilation, which would flatten the curve's slope.
+    warm = np.concatenate(
+        [np.flatnonzero(y_train == label)[:WARM_UP_PER_CLASS] for label in np.unique(y_train)]
+    )
+    clone(estimator).fit(X_train[warm], y_train[warm]).predict(X_test[:WARM_UP_PER_CLASS])
     before = peak_gib()
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
