@@ -37,6 +37,7 @@ from experiments.reporting.sections import (
     mnist_full,
     protocol,
     run_details,
+    scale,
     speed,
     verdict,
     weight_fitting,
@@ -65,10 +66,11 @@ SECTIONS: tuple[Section, ...] = (
     run_details.SECTION,
     mnist_full.SECTION,
     speed.SECTION,
+    scale.SECTION,
 )
 #: The sections that go to APPENDIX.md, not REPORT.md: multi-grained scanning's per-cell detail (its
-#: verdict is a line of the claims section) and engineering (runs, timings, full MNIST, speed).
-APPENDIX = ("mgs", "run_details", "mnist_full", "speed")
+#: verdict is a line of the claims section) and engineering (runs, timings, full MNIST, speed, growing data).
+APPENDIX = ("mgs", "run_details", "mnist_full", "speed", "scale")
 SECTION_ORDER = tuple(section.name for section in SECTIONS)
 BY_NAME = {section.name: section for section in SECTIONS}
 #: The sections of any run's folder (the rest belong to the headline's REPORT.md in results/).

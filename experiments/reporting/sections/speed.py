@@ -348,31 +348,7 @@ def mnist_blocks(results: Path) -> list[str]:
                 "Fit time, DF21 over ours (runs of one date; this VM's speed changes by the day):",
                 df21_ratio_table(df21, ours_frame),
             )
-    return lines + scale_blocks(bench)
-
-
-def scale_blocks(bench: Path) -> list[str]:
-    """Fit time and peak memory against n (`make bench-scale`), and each curve's log-log slopes."""
-    scale, slopes = _read(bench / "scale.csv"), _read(bench / "scale_slopes.csv")
-    if scale is None or slopes is None:
-        return []
-    done = scale[scale["status"] == "ok"].sort_values(["problem", "method", "n_train"], kind="stable")
-    table = done[
-        ["problem", "method", "n_train", "fit_seconds", "peak_memory_gib", "n_levels", "test_accuracy"]
-    ]
-    return _block(
-        "Fit time and peak memory (fit and prediction, the data included) against n, 2 jobs "
-        "(`make bench-scale`; results/bench/scale.csv): MNIST subsets and a HIGGS-shaped synthetic "
-        "problem, ours beside scikit-learn's forests:",
-        table.round(3),
-        "Growing data",
-    ) + _block(
-        "Slopes of log time and log memory against log n (`numpy.polyfit`) and where each curve stops "
-        "(results/bench/scale_slopes.csv):",
-        slopes[
-            ["problem", "method", "n_points", "n_min", "n_max", "time_slope", "memory_slope", "stops"]
-        ].round(3),
-    )
+    return lines
 
 
 def render(context: ReportContext) -> Rendered | None:

@@ -1,0 +1,54 @@
+"""APPENDIX.md's "Growing data" section: every figure in it comes from scale.csv and scale_slopes.csv."""
+
+import pandas as pd
+
+from experiments.reporting.report import APPENDIX, BY_NAME
+from experiments.reporting.section import ReportContext
+from experiments.reporting.sections import scale
+from scripts.bench import bench_scale
+
+STAMP = {"date": "2026-11-26", "commit": "abc1234", "n_jobs": 2, "n_trees": 100}
+
+
+def measured(problem, method, n, seconds, gib, accuracy=0.9, levels=3):
+    return {
+        "problem": problem, "method": method, "n_train": n, **STAMP, "fit_seconds": seconds,
+        "peak_memory_gib": gib, "n_levels": levels, "test_accuracy": accuracy, "status": "ok",
+    }  # fmt: skip
+
+
+def write_bench(root, rows):
+    bench = root / "results" / "bench"
+    bench.mkdir(parents=True)
+    frame = pd.DataFrame(rows)
+    frame.to_csv(bench / "scale.csv", index=False)
+    bench_scale.slopes(frame).to_csv(bench / "scale_slopes.csv", index=False)
+
+
+def test_the_section_is_the_csvs_tables_slopes_and_stops_with_its_figure(tmp_path):
+    skipped = "skipped: predicted 31 min > 20 min left"
+    write_bench(
+        tmp_path,
+        [
+            measured("mnist", "gcforest", 5_000, 10.0, 0.5, accuracy=0.9512),
+            measured("mnist", "df21", 5_000, 100.0, 0.25),
+            measured("mnist", "gcforest", 20_000, 80.0, 1.0),  # 4x the data: 8x the time, 2x the memory
+            {"problem": "mnist", "method": "df21", "n_train": 20_000, **STAMP, "status": skipped},
+        ],
+    )
+    rendered = scale.render(ReportContext(tmp_path, tmp_path / "results"))
+    text = rendered.markdown
+    assert text.startswith("## Growing data") and "(2026-11-26, commit abc1234)" in text
+    assert "| 5,000  | 10 s / 0.50 GiB / 0.951 | 100 s / 0.25 GiB / 0.900 |" in text
+    assert "| 20,000 | 80 s / 1.00 GiB / 0.900 | —" in text
+    gcforest = "| MNIST     | gcF      | 2: 5,000 – 20,000 | 1.50         | 0.50           | at the largest"
+    assert gcforest in text
+    assert f"| MNIST     | DF21     | 1: 5,000 – 5,000  | —            | —              | {skipped}" in text
+    (figure,) = rendered.figures
+    rendered.figures[figure](tmp_path / "scale.png")
+    assert (tmp_path / "scale.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_without_the_bench_the_section_is_absent_and_it_belongs_to_the_appendix(tmp_path):
+    assert scale.render(ReportContext(tmp_path, tmp_path)) is None
+    assert BY_NAME["scale"] is scale.SECTION and "scale" in APPENDIX
