@@ -89,8 +89,8 @@ SCALE_BUDGET ?= 40
 SCALE_RUN_MINUTES ?= 20
 SCALE_FLAGS ?=
 bench-scale: install
-	$(BIN)/python scripts/bench/bench_scale.py --budget-minutes $(SCALE_BUDGET) --max-run-minutes $(SCALE_RUN_MINUTES) \
-		--df21-python $(DF21_VENV)/bin/python --record $(SCALE_FLAGS)
+	$(BIN)/python scripts/bench/bench_scale.py --record --budget-minutes $(SCALE_BUDGET) \
+		--max-run-minutes $(SCALE_RUN_MINUTES) --df21-python $(DF21_VENV)/bin/python $(SCALE_FLAGS)
 
 # Kill an 800-unit sweep with SIGKILL 50 times, resuming each time; then two launches at once on one folder
 # and a duplicated-line file: units lost, duplicated and counted twice (about 2 min).
