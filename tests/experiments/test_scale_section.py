@@ -49,6 +49,24 @@ def test_the_section_is_the_csvs_tables_slopes_and_stops_with_its_figure(tmp_pat
     assert (tmp_path / "scale.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_df21s_larger_mnist_runs_are_quoted_beside_its_curve(tmp_path):
+    write_bench(
+        tmp_path,
+        [measured("mnist", "df21", 5_000, 100.0, 0.25), measured("mnist", "df21", 10_000, 300.0, 0.5)],
+    )
+    df21 = pd.DataFrame(
+        {
+            "mode": ["native", "native", "kfold", "native"], "n_train": [10_000, 60_000, 60_000, 60_000],
+            "n_jobs": [2, 2, 2, 8], "fit_seconds": [634.0, 2609.9, 999.0, 999.0],
+            "peak_memory_gb": [0.56, 1.5689, 9.0, 9.0], "test_accuracy": [0.9639, 0.9796, 0.5, 0.5],
+            "date": ["2026-11-22", "2026-11-25", "x", "x"],
+        }
+    )  # fmt: skip
+    df21.to_csv(tmp_path / "results" / "bench" / "df21_mnist.csv", index=False)
+    text = scale.render(ReportContext(tmp_path, tmp_path / "results")).markdown
+    assert text.endswith("another day): 60,000 images: 2,610 s / 1.57 GiB / 0.980 (2026-11-25).")
+
+
 def test_without_the_bench_the_section_is_absent_and_it_belongs_to_the_appendix(tmp_path):
     assert scale.render(ReportContext(tmp_path, tmp_path)) is None
     assert BY_NAME["scale"] is scale.SECTION and "scale" in APPENDIX

@@ -19,6 +19,8 @@ from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.tables import LABELS
 
 SCALE_CSV, SLOPES_CSV = Path("results/bench/scale.csv"), Path("results/bench/scale_slopes.csv")
+#: DF21 on MNIST by ``make bench-df21`` (the same script and mode as the df21 curve, run on its own).
+DF21_MNIST_CSV = Path("results/bench/df21_mnist.csv")
 FIGURE = "figures/scale.png"
 #: The methods in the tables' and the figure's order, with their names there.
 METHOD_NAMES = {
@@ -38,7 +40,10 @@ def render(context: ReportContext) -> Rendered | None:
         return None
     scale, slopes = pd.read_csv(scale_path), pd.read_csv(slopes_path)
     measured = scale[scale["status"] == "ok"]
-    return Rendered(section_markdown(scale, slopes), figures={FIGURE: partial(draw_figure, measured)})
+    markdown = section_markdown(scale, slopes)
+    if (context.root / DF21_MNIST_CSV).is_file():
+        markdown += df21_beyond_the_curve(measured, pd.read_csv(context.root / DF21_MNIST_CSV))
+    return Rendered(markdown, figures={FIGURE: partial(draw_figure, measured)})
 
 
 def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
@@ -108,6 +113,25 @@ def slopes_table(slopes: pd.DataFrame) -> pd.DataFrame:
             "memory slope": slopes["memory_slope"].map(_slope),
             "stops": slopes["stops"],
         }
+    )
+
+
+def df21_beyond_the_curve(measured: pd.DataFrame, df21: pd.DataFrame) -> str:
+    """DF21's MNIST sizes that ``make bench-df21`` measured and its curve here did not reach (a sentence,
+    or nothing): the same script and mode, 2 jobs, on another day."""
+    reached = set(measured.loc[(measured["problem"] == "mnist") & (measured["method"] == "df21"), "n_train"])
+    rows = df21[(df21["mode"] == "native") & (df21["n_jobs"] == 2) & ~df21["n_train"].isin(reached)]
+    rows = rows[rows["n_train"] > max(reached, default=0)]
+    if rows.empty:
+        return ""
+    sizes = "; ".join(
+        f"{row.n_train:,} images: {row.fit_seconds:,.0f} s / {row.peak_memory_gb:.2f} GiB / "
+        f"{row.test_accuracy:.3f} ({row.date})"
+        for row in rows.itertuples()
+    )
+    return (
+        f"\n\nDF21 on MNIST beyond its curve here, from `make bench-df21` (`{DF21_MNIST_CSV}`: the same "
+        f"script, native mode and 2 jobs, another day): {sizes}."
     )
 
 
