@@ -26,8 +26,9 @@ within the time left of ``--budget-minutes`` or ``--max-run-minutes``, predicted
 growth (the slope of its last two sizes, or ``--assumed-slope`` after one); the skipped sizes are rows
 with ``status`` saying why. ``--resume`` keeps the sizes the output file measured already (its ``ok``
 rows, as written) and runs the rest, so an interrupted benchmark goes on where it stopped; skipped sizes
-are tried again. ``scale_slopes.csv``: per curve, the slopes of log time and log memory against log n
-(``numpy.polyfit``) and where the curve stops and why.
+are tried again, and the rows of curves and sizes not asked for this time stay as they are (a row taken
+out of the file is measured again). ``scale_slopes.csv``: per curve, the slopes of log time and log
+memory against log n (``numpy.polyfit``) and where the curve stops and why.
 """
 
 from __future__ import annotations
@@ -181,12 +182,19 @@ def slopes(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def measured_rows(path: Path) -> list[dict]:
-    """The ``ok`` rows of an earlier run's CSV, cells as written (``--resume``); none if there is none."""
+def earlier_rows(path: Path) -> dict[tuple, dict]:
+    """An earlier run's rows by (problem, method, n), cells as written (``--resume``); none if no file."""
     if not path.is_file():
-        return []
+        return {}
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return frame[frame["status"] == "ok"].to_dict("records")
+    return {(row["problem"], row["method"], int(row["n_train"])): row for row in frame.to_dict("records")}
+
+
+def merged(earlier: dict[tuple, dict], rows: list[dict]) -> list[dict]:
+    """``earlier``'s rows in their places, each replaced by this run's row of the same size, then the new."""
+    merged_rows = dict(earlier)
+    merged_rows.update({(row["problem"], row["method"], int(row["n_train"])): row for row in rows})
+    return list(merged_rows.values())
 
 
 def run_size(args, curve: dict, n: int, deadline: float) -> dict:
@@ -235,8 +243,8 @@ def main() -> None:
     add_record_flag(parser)
     args = parser.parse_args()
     output = bench_output(args, "scale", args.output)
-    done = {(row["problem"], row["method"], int(row["n_train"])): row for row in measured_rows(output)}
-    done = done if args.resume else {}
+    earlier = earlier_rows(output) if args.resume else {}
+    done = {key: row for key, row in earlier.items() if row["status"] == "ok"}
     deadline = time.monotonic() + 60 * args.budget_minutes
     sizes = {"mnist": args.mnist_sizes, "higgs_like": args.higgs_sizes}
     curves = [
@@ -257,8 +265,8 @@ def main() -> None:
                 rows.append(done[key])
             else:
                 rows.append(run_size(args, curve, ranked[rank], deadline))
-                write_csv(output, rows)  # after each fit: an interrupted run keeps what finished
-    write_csv(output, rows)
+                write_csv(output, merged(earlier, rows))  # after each fit: an interruption keeps it
+    write_csv(output, merged(earlier, rows))
     frame = pd.read_csv(output)  # every row's values as numbers, the resumed ones' too
     write_csv(output.with_name("scale_slopes.csv"), slopes(frame).to_dict("records"))
     print(slopes(frame).to_string(index=False))

@@ -120,3 +120,18 @@ def test_resume_keeps_the_measured_sizes_as_written_and_runs_the_rest(monkeypatc
     assert (tmp_path / "scale.csv").read_text().splitlines()[1:3] == before[1:3]
     (curve,) = slopes.to_dict("records")
     assert curve["n_points"] == 3 and curve["time_slope"] == pytest.approx(1.0)
+
+
+def test_resume_measures_again_only_the_rows_taken_out_and_keeps_the_sizes_not_asked(monkeypatch, tmp_path):
+    run_bench(monkeypatch, tmp_path, stub_python(tmp_path, STUB), sizes=("500", "1000", "2000"))
+    lines = (tmp_path / "scale.csv").read_text().splitlines()
+    (tmp_path / "scale.csv").write_text("\n".join([lines[0], lines[1], lines[3]]) + "\n")  # 1,000 taken out
+    chatter = '    print("DF21 chatter'
+    refusing = STUB.replace(chatter, "    assert len(X_train) == 1000, len(X_train)\n" + chatter)
+    python = stub_python(tmp_path, refusing)
+    rows, slopes = run_bench(monkeypatch, tmp_path, python, sizes=("1000",), more=["--resume"])
+    # 500 and 2,000 were not asked: kept as written, in their places; 1,000 measured again, after them.
+    assert rows["n_train"].tolist() == [500, 2000, 1000] and rows["status"].eq("ok").all()
+    assert (tmp_path / "scale.csv").read_text().splitlines()[1:3] == [lines[1], lines[3]]
+    (curve,) = slopes.to_dict("records")
+    assert curve["n_points"] == 3 and curve["n_max"] == 2000
