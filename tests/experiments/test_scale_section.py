@@ -17,6 +17,15 @@ def measured(problem, method, n, seconds, gib, accuracy=0.9, levels=3):
     }  # fmt: skip
 
 
+def table_rows(markdown: str) -> list[list[str]]:
+    """The cells of every Markdown table row (header and rule lines included), stripped."""
+    return [
+        [cell.strip() for cell in line.split("|")[1:-1]]
+        for line in markdown.splitlines()
+        if line.startswith("|")
+    ]
+
+
 def write_bench(root, rows):
     bench = root / "results" / "bench"
     bench.mkdir(parents=True)
@@ -33,17 +42,31 @@ def test_the_section_is_the_csvs_tables_slopes_and_stops_with_its_figure(tmp_pat
             measured("mnist", "gcforest", 5_000, 10.0, 0.5, accuracy=0.9512),
             measured("mnist", "df21", 5_000, 100.0, 0.25),
             measured("mnist", "gcforest", 20_000, 80.0, 1.0),  # 4x the data: 8x the time, 2x the memory
+            measured("mnist", "disdf", 20_000, 120.0, 0.8),
+            measured("mnist", "random_forest", 20_000, 4.0, 0.4),
             {"problem": "mnist", "method": "df21", "n_train": 20_000, **STAMP, "status": skipped},
         ],
     )
     rendered = scale.render(ReportContext(tmp_path, tmp_path / "results"))
     text = rendered.markdown
-    assert text.startswith("## Growing data") and "(2026-11-26, commit abc1234)" in text
-    assert "| 5,000  | 10 s / 0.50 GiB / 0.951 | 100 s / 0.25 GiB / 0.900 |" in text
-    assert "| 20,000 | 80 s / 1.00 GiB / 0.900 | —" in text
-    gcforest = "| MNIST     | gcF      | 2: 5,000 – 20,000 | 1.50         | 0.50           | at the largest"
-    assert gcforest in text
-    assert f"| MNIST     | DF21     | 1: 5,000 – 5,000  | —            | —              | {skipped}" in text
+    assert text.startswith("## Growing data") and "bench-scale` on 2026-11-26, commit abc1234 →" in text
+    cells = {row[0]: row[1:] for row in table_rows(text)}
+    # Columns: gcF, DisDF, DF21, RandomForest.
+    assert cells["5,000"] == ["10 s / 0.50 GiB / 0.951", "—", "100 s / 0.25 GiB / 0.900", "—"]
+    assert cells["20,000"] == [
+        "80 s / 1.00 GiB / 0.900",
+        "120 s / 0.80 GiB / 0.900",
+        "—",
+        "4 s / 0.40 GiB / 0.900",
+    ]
+    assert (
+        "MNIST at n = 20,000: gcF 1.3 min and 1.00 GiB (20× and 2.5× RandomForest's), "
+        "DisDF 2.0 min and 0.80 GiB (30× and 2.0× RandomForest's)." in text
+    )
+    assert ["MNIST", "gcF", "2: 5,000 – 20,000", "1.50", "0.50", "at the largest size asked"] in table_rows(
+        text
+    )
+    assert ["MNIST", "DF21", "1: 5,000 – 5,000", "—", "—", skipped] in table_rows(text)
     (figure,) = rendered.figures
     rendered.figures[figure](tmp_path / "scale.png")
     assert (tmp_path / "scale.png").read_bytes().startswith(b"\x89PNG")

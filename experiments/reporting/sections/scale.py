@@ -38,7 +38,7 @@ def render(context: ReportContext) -> Rendered | None:
     scale_path, slopes_path = context.root / SCALE_CSV, context.root / SLOPES_CSV
     if not (scale_path.is_file() and slopes_path.is_file()):
         return None
-    scale, slopes = pd.read_csv(scale_path), pd.read_csv(slopes_path)
+    scale, slopes = pd.read_csv(scale_path, dtype={"commit": str}), pd.read_csv(slopes_path)
     measured = scale[scale["status"] == "ok"]
     markdown = section_markdown(scale, slopes)
     if (context.root / DF21_MNIST_CSV).is_file():
@@ -49,19 +49,21 @@ def render(context: ReportContext) -> Rendered | None:
 def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
     """The section's text: how it was measured, one table per problem, the slopes and the stops."""
     first = scale.dropna(subset=["date"]).iloc[0] if "date" in scale else None
-    when = f" ({first['date']}, commit {first['commit']})" if first is not None else ""
+    when = f" on {first['date']}, commit {first['commit']}" if first is not None else ""
     lines = [
         "## Growing data",
         "",
+        *reading(scale),
         "Fit time and peak resident memory (fit and prediction, the data included) against the number of "
         "training rows n, every method with 2 jobs on this 2-core machine, each fit in its own process "
-        f"after a small warm-up fit (`make bench-scale` → `{SCALE_CSV}`){when}. The cascades use the "
+        f"after a small warm-up fit (`make bench-scale`{when} → `{SCALE_CSV}`). The cascades use the "
         "full-MNIST settings (binned engine, T = 100; DisDF with the pair-sampling solver and its λ, τ "
         "grid); DF21 runs in its own venv, native mode (4 forests of 100 trees per layer); "
         "scikit-learn's forests have 100 trees. MNIST: the first n training images, scored on the "
         "10,000 test images; HIGGS-shaped: `make_classification` with 28 features and 2 classes, "
-        "scored on 10,000 more rows. A cell reads fit seconds / peak GiB / test accuracy; "
-        "— is a size not run (the slopes table says why).",
+        "scored on 10,000 more rows. A curve goes up the sizes while its next fit, predicted from its "
+        "own growth, fits in the time left of one fit's cap and the run's budget. A cell reads fit "
+        "seconds / peak GiB / test accuracy; — is a size not run (the slopes table says why).",
         "",
         f"![Fit time and peak memory against n, log-log]({FIGURE})",
         "",
@@ -80,6 +82,31 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
         slopes_table(slopes).to_markdown(index=False, disable_numparse=True),
     ]
     return "\n".join(lines)
+
+
+def reading(scale: pd.DataFrame) -> list[str]:
+    """Per problem, at the largest n both cascades reached: their time and memory against
+    scikit-learn's RandomForest at that n (a paragraph, or nothing)."""
+    done = scale[scale["status"] == "ok"].set_index(["problem", "method", "n_train"])
+    parts = []
+    for problem in dict.fromkeys(scale["problem"]):
+        reached = [set(done.loc[(problem, method)].index) if (problem, method) in done.index else set()
+                   for method in ("gcforest", "disdf", "random_forest")]  # fmt: skip
+        common = set.intersection(*reached)
+        if not common:
+            continue
+        n = max(common)
+        rows = {method: done.loc[(problem, method, n)] for method in ("gcforest", "disdf", "random_forest")}
+        forest = rows["random_forest"]
+        cascades = ", ".join(
+            f"{LABELS[method]} {row['fit_seconds'] / 60:.1f} min and {row['peak_memory_gib']:.2f} GiB "
+            f"({row['fit_seconds'] / forest['fit_seconds']:.0f}× and "
+            f"{row['peak_memory_gib'] / forest['peak_memory_gib']:.1f}× RandomForest's)"
+            for method, row in rows.items()
+            if method != "random_forest"
+        )
+        parts.append(f"{PROBLEM_NAMES.get(problem, problem)} at n = {n:,}: {cascades}")
+    return [f"**At the largest size both cascades reached:** {'; '.join(parts)}.", ""] if parts else []
 
 
 def size_table(rows: pd.DataFrame) -> pd.DataFrame:
