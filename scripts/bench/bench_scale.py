@@ -182,19 +182,22 @@ def slopes(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def size_key(row: dict) -> tuple[str, str, int]:
+    """What a row measures: (problem, method, n)."""
+    return row["problem"], row["method"], int(row["n_train"])
+
+
 def earlier_rows(path: Path) -> dict[tuple, dict]:
-    """An earlier run's rows by (problem, method, n), cells as written (``--resume``); none if no file."""
+    """An earlier run's rows by :func:`size_key`, cells as written (``--resume``); none if no file."""
     if not path.is_file():
         return {}
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    return {(row["problem"], row["method"], int(row["n_train"])): row for row in frame.to_dict("records")}
+    return {size_key(row): row for row in frame.to_dict("records")}
 
 
 def merged(earlier: dict[tuple, dict], rows: list[dict]) -> list[dict]:
     """``earlier``'s rows in their places, each replaced by this run's row of the same size, then the new."""
-    merged_rows = dict(earlier)
-    merged_rows.update({(row["problem"], row["method"], int(row["n_train"])): row for row in rows})
-    return list(merged_rows.values())
+    return list({**earlier, **{size_key(row): row for row in rows}}.values())
 
 
 def run_size(args, curve: dict, n: int, deadline: float) -> dict:
@@ -266,7 +269,7 @@ def main() -> None:
             else:
                 rows.append(run_size(args, curve, ranked[rank], deadline))
                 write_csv(output, merged(earlier, rows))  # after each fit: an interruption keeps it
-    write_csv(output, merged(earlier, rows))
+    write_csv(output, merged(earlier, rows))  # also when every size was resumed
     frame = pd.read_csv(output)  # every row's values as numbers, the resumed ones' too
     write_csv(output.with_name("scale_slopes.csv"), slopes(frame).to_dict("records"))
     print(slopes(frame).to_string(index=False))

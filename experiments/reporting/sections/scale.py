@@ -87,16 +87,19 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
 def reading(scale: pd.DataFrame) -> list[str]:
     """Per problem, at the largest n both cascades reached: their time and memory against
     scikit-learn's RandomForest at that n (a paragraph, or nothing)."""
-    done = scale[scale["status"] == "ok"].set_index(["problem", "method", "n_train"])
+    done = scale[scale["status"] == "ok"]
     parts = []
     for problem in dict.fromkeys(scale["problem"]):
-        reached = [set(done.loc[(problem, method)].index) if (problem, method) in done.index else set()
-                   for method in ("gcforest", "disdf", "random_forest")]  # fmt: skip
-        common = set.intersection(*reached)
+        sizes = [
+            set(done.loc[(done["problem"] == problem) & (done["method"] == method), "n_train"])
+            for method in ("gcforest", "disdf", "random_forest")
+        ]
+        common = set.intersection(*sizes)
         if not common:
             continue
         n = max(common)
-        rows = {method: done.loc[(problem, method, n)] for method in ("gcforest", "disdf", "random_forest")}
+        at_n = done[(done["problem"] == problem) & (done["n_train"] == n)].set_index("method")
+        rows = {method: at_n.loc[method] for method in ("gcforest", "disdf", "random_forest")}
         forest = rows["random_forest"]
         cascades = ", ".join(
             f"{LABELS[method]} {row['fit_seconds'] / 60:.1f} min and {row['peak_memory_gib']:.2f} GiB "
@@ -111,11 +114,11 @@ def reading(scale: pd.DataFrame) -> list[str]:
 
 def size_table(rows: pd.DataFrame) -> pd.DataFrame:
     """One problem's sizes (rows) by method (columns): 'seconds / GiB / accuracy', or — if not run."""
-    methods = [method for method in METHOD_NAMES if method in set(rows["method"])]
-    table = {"n": [f"{n:,}" for n in sorted(rows["n_train"].unique())]}
-    for method in methods:
+    sizes = sorted(rows["n_train"].unique())
+    table = {"n": [f"{n:,}" for n in sizes]}
+    for method in [method for method in METHOD_NAMES if method in set(rows["method"])]:
         cells = rows[rows["method"] == method].set_index("n_train")
-        table[METHOD_NAMES[method]] = [_cell(cells, n) for n in sorted(rows["n_train"].unique())]
+        table[METHOD_NAMES[method]] = [_cell(cells, n) for n in sizes]
     return pd.DataFrame(table)
 
 
@@ -147,8 +150,9 @@ def df21_beyond_the_curve(measured: pd.DataFrame, df21: pd.DataFrame) -> str:
     """DF21's MNIST sizes that ``make bench-df21`` measured and its curve here did not reach (a sentence,
     or nothing): the same script and mode, 2 jobs, on another day."""
     reached = set(measured.loc[(measured["problem"] == "mnist") & (measured["method"] == "df21"), "n_train"])
-    rows = df21[(df21["mode"] == "native") & (df21["n_jobs"] == 2) & ~df21["n_train"].isin(reached)]
-    rows = rows[rows["n_train"] > max(reached, default=0)]
+    rows = df21[
+        (df21["mode"] == "native") & (df21["n_jobs"] == 2) & (df21["n_train"] > max(reached, default=0))
+    ]
     if rows.empty:
         return ""
     sizes = "; ".join(
