@@ -363,8 +363,9 @@ class CascadeForestClassifier(
             previous_vectors.append(np.hstack(oof))
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
+            freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
             del fit, forests, oof, features
-            release_free_memory()  # glibc keeps what the level freed unless asked (disdf.heap)
+            release_free_memory(freed)  # glibc keeps what a large level freed unless asked (disdf.heap)
             if self.verbose:
                 print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
             if score > best + self.tol:

@@ -10,11 +10,10 @@ from sklearn.datasets import make_classification
 
 import disdf.cascade as cascade
 import disdf.level_tasks as level_tasks
-from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf import CascadeForestClassifier, DisDFClassifier, heap
 from disdf.fast_forest import FastForest
 from disdf.fast_forest.forest import feature_major
 from disdf.forest_specs import fit_fold_model
-from disdf.heap import release_free_memory
 
 ARRAYS = ("roots", "feature", "threshold", "left", "right", "leaf_values")
 
@@ -91,10 +90,20 @@ def test_a_wrong_feature_major_copy_is_refused(data):
         FastForest(model.params, 2, 0, 3).fit(X, y, rows=np.arange(100), feature_major_rows=feature_major(X))
 
 
-def test_the_heap_is_handed_back_after_every_level(data, monkeypatch):
+def test_every_level_reports_what_it_freed_to_the_heap_trim(data, monkeypatch):
     X, y = data
-    calls = []
-    monkeypatch.setattr(cascade, "release_free_memory", lambda: calls.append(1))
+    freed = []
+    monkeypatch.setattr(cascade, "release_free_memory", freed.append)
     model = CascadeForestClassifier(n_trees=4, max_levels=3, patience=3, random_state=0).fit(X, y)
-    assert len(calls) == len(model.level_scores_) == 3
-    assert isinstance(release_free_memory(), bool)
+    assert len(freed) == len(model.level_scores_) == 3
+    # at least every level's float32 input and its (n, T) int32 held-out leaf rows of 4 forests
+    assert all(bytes_ >= X.shape[0] * (X.shape[1] * 4 + 4 * 4 * 4) for bytes_ in freed)
+
+
+def test_the_heap_is_trimmed_only_after_a_large_level(monkeypatch):
+    trims = []
+    monkeypatch.setattr(heap, "_malloc_trim", lambda: trims.append)
+    assert not heap.release_free_memory(heap.TRIM_MIN_BYTES - 1)
+    assert heap.release_free_memory(heap.TRIM_MIN_BYTES)
+    assert heap.release_free_memory()
+    assert trims == [0, 0]
