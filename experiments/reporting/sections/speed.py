@@ -72,12 +72,21 @@ def split_table(breakdown: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(["dataset", "version"], ascending=[True, False]).round(2)
 
 
-def protocol_parts_table(parts: pd.DataFrame, cores: int = 2) -> pd.DataFrame:
-    """The protocol's core-minutes by part (seconds per split x repetitions, summed over the cells),
-    and its wall minutes on ``cores`` fully used cores as it is and with each part at zero cost."""
-    names = ["trees", "probabilities", "weights", "other"]
+PROTOCOL_PARTS = ("trees", "probabilities", "weights", "other")
+
+
+def core_minutes_by_part(parts: pd.DataFrame) -> dict[str, float]:
+    """The protocol's core-minutes by part: seconds per split x repetitions, summed over the cells
+    (a CSV of scripts/bench/bench_protocol_parts.py)."""
     repetitions = parts["protocol_repetitions"]
-    minutes = {name: float((parts[f"{name}_seconds"] * repetitions).sum() / 60) for name in names}
+    return {name: float((parts[f"{name}_seconds"] * repetitions).sum() / 60) for name in PROTOCOL_PARTS}
+
+
+def protocol_parts_table(parts: pd.DataFrame, cores: int = 2) -> pd.DataFrame:
+    """The protocol's core-minutes by part (:func:`core_minutes_by_part`), and its wall minutes on
+    ``cores`` fully used cores as it is and with each part at zero cost."""
+    names = PROTOCOL_PARTS
+    minutes = core_minutes_by_part(parts)
     total = sum(minutes.values())
     rows = [
         {
