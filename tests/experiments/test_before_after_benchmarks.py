@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts.bench import bench_grow_tree, bench_solvers, bench_split_solves
+from scripts.bench import bench_grow_tree, bench_protocol_parts_ab, bench_solvers, bench_split_solves
 from scripts.bench.solver_settings import parse_setting
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,3 +59,18 @@ def test_no_default_pins_a_retired_revision_or_setting():
     makefile = (ROOT / "Makefile").read_text()
     assert "OLD_REF ?= HEAD~1" in makefile and "bench_grow_tree.py --old-ref $(OLD_REF)" in makefile
     assert "$(if $(FW_AGAINST),$(BIN)/python scripts/bench/bench_split_solves.py --against" in makefile
+
+
+def test_protocol_parts_ab_needs_a_baseline_that_exists_and_alternates_the_runs(monkeypatch, capsys):
+    for argv, message in (
+        ([], "--baseline"),
+        (["--baseline", "no-such-revision"], "--baseline no-such-revision"),
+    ):
+        monkeypatch.setattr(sys, "argv", ["bench_protocol_parts_ab.py", *argv])
+        with pytest.raises(SystemExit) as refused:
+            bench_protocol_parts_ab.main()  # refused before any worktree or run
+        assert refused.value.code == 2 and message in capsys.readouterr().err
+    order = bench_protocol_parts_ab.run_order(3)
+    assert [version[0] for _, version in order] == list("bccbbc")
+    assert [pair for pair, _ in order] == [0, 0, 1, 1, 2, 2]
+    assert bench_protocol_parts_ab.parts_script(ROOT) == ROOT / "scripts/bench/bench_protocol_parts.py"

@@ -5,8 +5,11 @@ import json
 import pandas as pd
 
 from experiments.reporting.sections.speed import (
+    PROTOCOL_PARTS,
     df21_ratio_table,
     headline_runs,
+    parts_ab_verdict,
+    protocol_blocks,
     protocol_parts_table,
     speed_section,
 )
@@ -190,3 +193,43 @@ def test_the_protocol_parts_add_up_and_give_the_wall_time_without_each():
     assert table.loc["trees", "share"] == "25%"
     assert table.loc["trees", "wall on 2 cores without it (min)"] == "7.5"  # (20 - 5) / 2
     assert table.loc["all", "wall on 2 cores without it (min)"].startswith("10.0")
+
+
+def _alternated_runs(candidate_over_baseline, margin=0.05):
+    """Rows as bench_protocol_parts_ab.py writes them: pair i's baseline at 60 + i core-minutes (a drift)."""
+    rows = []
+    for pair, ratio in enumerate(candidate_over_baseline):
+        for version, minutes in (("baseline", 60.0 + pair), ("candidate", (60.0 + pair) * ratio)):
+            rows.append(
+                {
+                    "pair": pair,
+                    "position": 2 * pair,
+                    "version": version,
+                    "version_commit": version[:4],
+                    "core_minutes": minutes,
+                    "system_cpu_seconds": 4.0,
+                    "margin": margin,
+                    "date": "2026-11-26",
+                    **{f"{part}_core_minutes": minutes / 4 for part in PROTOCOL_PARTS},
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_a_candidate_within_the_margin_is_called_not_worse_and_one_past_it_is_not():
+    within = parts_ab_verdict(_alternated_runs([1.00, 1.01, 0.99, 1.00]))
+    assert within["not_worse"] and within["ci_low"] < 1.0 < within["ci_high"] < 1.05
+    assert abs(within["ratio"] - 1.0) < 0.005
+    slower = parts_ab_verdict(_alternated_runs([1.08, 1.10, 1.09, 1.11]))
+    assert not slower["not_worse"] and slower["ci_low"] > 1.05
+    noisy = parts_ab_verdict(_alternated_runs([0.90, 1.12, 0.95, 1.10]))  # mean near 1, too wide to tell
+    assert not noisy["not_worse"]
+
+
+def test_the_section_states_the_alternated_comparison_and_its_verdict(tmp_path):
+    _write(
+        tmp_path / "bench" / "protocol_parts_ab.csv", _alternated_runs([1.0, 1.01, 0.99]).to_dict("records")
+    )
+    text = "\n".join(protocol_blocks(tmp_path))
+    assert "cand against base" in text and "non-inferiority p" in text and ": not worse." in text
+    assert text.count("| candidate ") == 3 and text.count("| baseline ") == 3

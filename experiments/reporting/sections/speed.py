@@ -7,6 +7,8 @@ Everything comes from files that commands write (none is typed in):
 * results/runs.jsonl: wall time of every complete headline run (`make reproduce`/`regenerate`);
 * results/bench/protocol_sample.csv (scripts/bench/bench_protocol.py): a sample of the protocol, end
   to end, per code version, and whether its records equal the headline's;
+* results/bench/protocol_parts_ab.csv (scripts/bench/bench_protocol_parts_ab.py): the protocol's
+  core-minutes of two commits, run in alternation, and the non-inferiority test on them;
 * results/bench/split_breakdown.csv (scripts/bench/bench_split_breakdown.py): one split's seconds by part;
 * results/bench/split_solves.csv (scripts/bench/bench_split_solves.py): one split's weight solves, old and
   new solver;
@@ -22,9 +24,11 @@ import json
 import logging
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.statistics import minimum_effect_p, one_sample_t
 from experiments.reporting.tables import LABELS
 from experiments.running.config import ROOT
 
@@ -274,7 +278,57 @@ def protocol_blocks(results: Path) -> list[str]:
             "time with that part free and the rest as it is: a lower bound for speeding up the rest.",
             protocol_parts_table(parts),
         )
+    runs = _read(bench / "protocol_parts_ab.csv")
+    if runs is not None:
+        lines += _block(parts_ab_sentence(runs), parts_ab_table(runs))
     return lines
+
+
+def parts_ab_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Every run of scripts/bench/bench_protocol_parts_ab.py in its order: version, core-minutes by
+    part, and the run's system CPU seconds."""
+    table = runs[["position", "version", "version_commit", "core_minutes"]].copy()
+    for part in PROTOCOL_PARTS:
+        table[part] = runs[f"{part}_core_minutes"]
+    table["system CPU (s)"] = runs["system_cpu_seconds"].map("{:.1f}".format)
+    table["position"] += 1
+    table.columns = ["run", "version", "commit", "core-minutes", *PROTOCOL_PARTS, "system CPU (s)"]
+    return table.round(1)
+
+
+def parts_ab_verdict(runs: pd.DataFrame, alpha: float = 0.05) -> dict:
+    """Non-inferiority of the candidate's core-minutes: the pairs' ratios candidate / baseline, their
+    geometric mean and its 1 - 2 alpha CI, and the one-sided p of H0 "the candidate is at least the
+    declared margin slower" (a t-test of the log ratios)."""
+    pairs = runs.pivot(index="pair", columns="version", values="core_minutes")
+    log_ratios = np.log(pairs["candidate"] / pairs["baseline"]).to_numpy()
+    margin = float(runs["margin"].iloc[0])
+    result = one_sample_t(log_ratios, level=1 - 2 * alpha)
+    p = minimum_effect_p(log_ratios, np.log1p(margin))
+    return {
+        "pairs": len(log_ratios),
+        "ratio": float(np.exp(result["mean"])),
+        "ci_low": float(np.exp(result["ci_low"])),
+        "ci_high": float(np.exp(result["ci_high"])),
+        "margin": margin,
+        "p": p,
+        "not_worse": bool(p < alpha),
+    }
+
+
+def parts_ab_sentence(runs: pd.DataFrame) -> str:
+    verdict = parts_ab_verdict(runs)
+    commits = runs.groupby("version")["version_commit"].first()
+    conclusion = "not worse." if verdict["not_worse"] else "not shown to be not worse."
+    return (
+        f"The protocol's core-minutes, {commits['candidate']} against {commits['baseline']}, each run by "
+        "its own checkout's parts benchmark in alternation (`python scripts/bench/bench_protocol_parts_ab.py "
+        f"--baseline {commits['baseline']} --pairs {verdict['pairs']}`; AB BA ... so that a steady drift of "
+        f"the machine charges both alike; {runs['date'].iloc[0]}): candidate / baseline "
+        f"{verdict['ratio']:.3f}, 90 % CI [{verdict['ci_low']:.3f}, {verdict['ci_high']:.3f}] over "
+        f"{verdict['pairs']} pairs; against the margin declared before measuring (+{verdict['margin']:.0%}), "
+        f"non-inferiority p = {verdict['p']:.2g}: {conclusion}"
+    )
 
 
 def tree_blocks(bench: Path) -> list[str]:
