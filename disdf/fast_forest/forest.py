@@ -22,6 +22,7 @@ from sklearn.utils import check_array
 import disdf.fast_forest.kernels as kernels
 import disdf.fast_forest.prediction_kernels as prediction_kernels
 from disdf.fast_forest.leaf_memo import LeafMemo
+from disdf.fast_forest.node_layout import float32_floor, local_child_codes
 from disdf.tree_probabilities import TreeLeaves, leaf_rows
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
@@ -226,33 +227,6 @@ class FastForest:
         """Let this forest and the ``first(T)`` forests taken from it from now on share the leaves of
         the last examples they classified (:mod:`disdf.fast_forest.leaf_memo`; same numbers)."""
         self.leaf_memo = LeafMemo(self.roots)
-
-
-def local_child_codes(
-    roots: np.ndarray, left: np.ndarray, right: np.ndarray, n_leaf_rows: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The grown forest's child codes (node indices, negative for leaf rows) as the fitted forest keeps
-    them: a node's children relative to its tree's root (the tree's first node: its nodes are
-    ``root, root + 1, ...``, written before the next tree's), leaf codes as they are, in the smallest of
-    int16, int32 and int64 that holds every code; roots stay node indices (int32, or int64 past 2**31).
-    """
-    n_nodes = len(left)
-    starts = roots[roots >= 0]  # one-leaf trees have no nodes
-    sizes = np.diff(np.append(starts, n_nodes))
-    base = np.repeat(starts, sizes)
-    largest = max(int(sizes.max(initial=0)), n_leaf_rows)
-    code_type = next(t for t in (np.int16, np.int32, np.int64) if largest <= -int(np.iinfo(t).min))
-    root_type = np.int32 if max(n_nodes, n_leaf_rows) < 2**31 - 1 else np.int64
-    local = [np.where(codes >= 0, codes - base, codes).astype(code_type) for codes in (left, right)]
-    return roots.astype(root_type), local[0], local[1]
-
-
-def float32_floor(values: np.ndarray) -> np.ndarray:
-    """Each float64 value as the largest float32 not above it (for float32 x: x <= t iff x <= this)."""
-    rounded = values.astype(np.float32)
-    above = rounded.astype(np.float64) > values
-    rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
-    return rounded
 
 
 #: Forests on at least this many values (examples x features) grow on a float32 feature-major copy

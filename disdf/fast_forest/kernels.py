@@ -20,7 +20,7 @@ Layout of a fitted forest, flat arrays shared by all its trees:
   list. :func:`grow_forest` writes one row per leaf; a fitted
   :class:`~disdf.fast_forest.FastForest` then lets pure leaves share rows and
   stores the children's codes relative to their tree's root, int16 or int32, as the prediction
-  kernels read them (:func:`disdf.fast_forest.forest.local_child_codes`).
+  kernels read them (:func:`disdf.fast_forest.node_layout.local_child_codes`).
 
 Tree t's nodes and leaves are written after those of trees 0..t-1 and its
 random stream depends only on (seed, t), so the first T trees of a forest are

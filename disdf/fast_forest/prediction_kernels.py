@@ -3,7 +3,7 @@ and weighted class probabilities, and the leaf table in which pure leaves share 
 
 The forest's arrays are those :func:`disdf.fast_forest.kernels.grow_forest` returns (the layout is
 in that module's docstring), with the children's codes relative to their tree's root, as a fitted
-:class:`~disdf.fast_forest.FastForest` keeps them (:func:`disdf.fast_forest.forest.local_child_codes`).
+:class:`~disdf.fast_forest.FastForest` keeps them (:func:`disdf.fast_forest.node_layout.local_child_codes`).
 These kernels call no kernel of growing, nor it one of theirs, so
 they can live in a file of their own: numba's ``cache=True`` keys a cached function on its own
 file only (numba issue 1833), and a cached kernel here calls compiled code of this file only.
@@ -20,7 +20,7 @@ def _leaf(X, i, root, feature, threshold, left, right):
     """The leaf row example i of X reaches in the tree whose root has child code ``root``.
 
     The children's codes are relative to their tree's root (node ``root + code``; see
-    :func:`disdf.fast_forest.forest.local_child_codes`), so they fit int16 in trees of up to 32,768
+    :func:`disdf.fast_forest.node_layout.local_child_codes`), so they fit int16 in trees of up to 32,768
     nodes; a negative code is the leaf row ``-code - 1``.
     """
     if root < 0:

@@ -10,7 +10,8 @@ from sklearn.model_selection import train_test_split
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.fast_forest import FastForest, FastForestParams, kernels, prediction_kernels
-from disdf.fast_forest.forest import local_child_codes, n_candidate_features
+from disdf.fast_forest.forest import n_candidate_features
+from disdf.fast_forest.node_layout import local_child_codes
 from disdf.forest_specs import fit_fold_model
 from disdf.shared_fit import fit_sharing_first_level
 

@@ -12,7 +12,8 @@ from sklearn.datasets import make_classification
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.fast_forest import FastForest, FastForestParams, forest, kernels, prediction_kernels
-from disdf.fast_forest.forest import float32_floor, local_child_codes, n_candidate_features
+from disdf.fast_forest.forest import n_candidate_features
+from disdf.fast_forest.node_layout import float32_floor, local_child_codes
 from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, growth_bytes_per_value, parse_bytes
 from disdf.forest_specs import fit_fold_model
 from disdf.level_input import float32_columns
@@ -80,6 +81,20 @@ def test_float32_floor_keeps_every_comparison_of_float32_values():
     probes = np.concatenate([values, np.nextafter(values, np.float32(np.inf)), np.nextafter(values, -np.inf)])
     for t, f in zip(thresholds[::50], floored[::50], strict=True):
         np.testing.assert_array_equal(probes <= t, probes <= f)
+
+
+def test_float32_floor_is_numpys_nearest_float32_stepped_down_where_it_rounded_up():
+    big = float(np.finfo(np.float32).max)
+    tiny = float(np.finfo(np.float32).smallest_subnormal)
+    edges = [0.0, -0.0, 1e-50, -1e-50, tiny / 3, -tiny / 3, big * 1.5, -big * 1.5, np.inf, -np.inf, 0.1, -0.1]
+    values = np.concatenate([edges, np.random.default_rng(2).normal(scale=1e3, size=5000)])
+    with np.errstate(over="ignore"):  # beyond float32's largest: inf, as the kernel rounds it
+        rounded = values.astype(np.float32)
+    above = rounded.astype(np.float64) > values
+    expected = np.where(above, np.nextafter(rounded, np.float32(-np.inf)), rounded)
+    floored = float32_floor(values)
+    np.testing.assert_array_equal(floored.view(np.int32), expected.view(np.int32))  # -0.0 and 0.0 apart
+    assert 1000 < above.sum() < 4000  # about half of them rounded up and were stepped down
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
