@@ -38,8 +38,8 @@ from scripts.bench_output import ROOT, add_record_flag, bench_output, timed, wri
 
 #: The largest slowdown of the candidate still called "not worse" (a ratio of core-minutes, 5 %).
 MARGIN = 0.05
-#: Where a checkout keeps the parts benchmark (it moved into scripts/bench/ with the scripts' folders).
-PARTS_SCRIPTS = ("scripts/bench/bench_protocol_parts.py", "scripts/bench_protocol_parts.py")
+#: Where a checkout's scripts folder keeps the parts benchmark (in bench/ since the scripts have folders).
+PARTS_SCRIPTS = ("bench/bench_protocol_parts.py", "bench_protocol_parts.py")
 
 
 def run_order(pairs: int) -> list[tuple[int, str]]:
@@ -54,9 +54,9 @@ def run_order(pairs: int) -> list[tuple[int, str]]:
 def parts_script(checkout: Path) -> Path:
     """The checkout's protocol-parts benchmark."""
     for name in PARTS_SCRIPTS:
-        if (checkout / name).exists():
-            return checkout / name
-    raise FileNotFoundError(f"{checkout} has none of {', '.join(PARTS_SCRIPTS)}")
+        if (checkout / "scripts" / name).exists():
+            return checkout / "scripts" / name
+    raise FileNotFoundError(f"{checkout / 'scripts'} has none of {', '.join(PARTS_SCRIPTS)}")
 
 
 def measure(checkout: Path, splits: int, output: Path) -> dict[str, float]:
