@@ -15,6 +15,7 @@ import pytest
 from experiments.safety.provenance import measurement_stamp as provenance_stamp
 from scripts import bench_output
 from scripts.bench_output import STAMP_COLUMNS, best_of, measurement_stamp, timed, write_csv
+from scripts.tools import merge_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
@@ -128,7 +129,7 @@ def test_appending_replaces_the_rows_it_measures_again(tmp_path):
     write_csv(
         path, [{"label": "after", "dataset": "ecoli", "seconds": 2.5}], append=True, replacing=["label"]
     )
-    frame = pd.read_csv(path)
+    frame = pd.read_csv(path, dtype={"commit": str})  # a short hash can be all digits (1028691)
     assert frame[["label", "dataset", "seconds"]].values.tolist() == [
         ["before", "ecoli", 4.1],
         ["after", "ecoli", 2.5],
@@ -222,3 +223,23 @@ def test_a_script_writes_its_csv_stamped_through_the_helper_only(path):
     # No path of its own into results/bench: neither "results/bench/..." nor ROOT / "results" / "bench".
     hard_coded = [s for s in strings_outside_docstrings(tree) if "results/bench" in s or s == "bench"]
     assert hard_coded == []
+
+
+def test_merge_rows_replaces_the_measured_keys_and_keeps_the_other_rows_byte_for_byte(
+    tmp_path, monkeypatch, capsys
+):
+    committed = tmp_path / "disk.csv"
+    committed.write_text("method,peak_memory_gb,date\ngcforest,1.81015,2026-11-25\ndisdf,9.9,2026-11-20\n")
+    run = tmp_path / "run.csv"
+    run.write_text("method,peak_memory_gb,date\ndisdf,1.7,2026-11-26\n")
+    monkeypatch.setattr(sys, "argv", ["merge_rows.py", str(run), str(committed), "--key", "method"])
+    merge_rows.main()
+    assert (
+        committed.read_text()
+        == "method,peak_memory_gb,date\ngcforest,1.81015,2026-11-25\ndisdf,1.7,2026-11-26\n"
+    )
+    monkeypatch.setattr(sys, "argv", ["merge_rows.py", str(run), str(committed), "--key", "engine"])
+    with pytest.raises(SystemExit):
+        merge_rows.main()  # refused before writing: the key is not a column
+    assert "--key engine: not a column" in capsys.readouterr().err
+    assert committed.read_text().count("\n") == 3
