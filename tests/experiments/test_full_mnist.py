@@ -255,3 +255,6 @@ def test_the_disk_mode_line_compares_each_method_with_its_in_memory_fit():
     assert same.count("the same out-of-fold accuracy") == 2 and "differ" not in same
     differing = disk_mode_lines(memory, rows([1.9, 1.8], ["0.9 0.91", "0.9 0.93"], [9791, 9785]))
     assert differing.count("the same out-of-fold accuracy") == 1 and "**accuracies differ" in differing
+    assert "speed varies" not in same  # both on one day; a disk row of another day says so
+    later = rows([1.9, 1.8], ["0.9 0.91", "0.9 0.92"], [9791, 9785]).assign(date="2026-01-02")
+    assert disk_mode_lines(memory, later).count("times of two days") == 2

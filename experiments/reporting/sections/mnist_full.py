@@ -45,7 +45,9 @@ def disk_mode_lines(memory: pd.DataFrame, disk: pd.DataFrame) -> str:
                 if equal
                 else "**accuracies differ from the in-memory fit**"
             )
-            + f" ({row.date}, commit {row.commit})"
+            + f" (on disk {row.date}, commit {row.commit}; in memory {base['date']}, commit {base['commit']}"
+            + ("" if base["date"] == row.date else "; times of two days, and the machine's speed varies")
+            + ")"
         )
     return (
         'With the fitted levels on disk (`keep_fitted_levels="disk"`, '
