@@ -93,3 +93,18 @@ def test_df21s_larger_mnist_runs_are_quoted_beside_its_curve(tmp_path):
 def test_without_the_bench_the_section_is_absent_and_it_belongs_to_the_appendix(tmp_path):
     assert scale.render(ReportContext(tmp_path, tmp_path)) is None
     assert BY_NAME["scale"] is scale.SECTION and "scale" in APPENDIX
+
+
+def test_rows_of_several_runs_name_every_date_and_commit():
+    rows = pd.DataFrame(
+        {
+            "date": ["2026-11-25", "2026-11-26", "2026-11-26", None],
+            "commit": ["abc1234", "abc1234", "0123456", None],
+        }
+    )
+    assert scale.measured_when(rows.iloc[:2]) == " on 2026-11-25, 2026-11-26, commit abc1234"
+    assert (
+        scale.measured_when(rows)
+        == " on 2026-11-25, 2026-11-26, commits abc1234, 0123456: each row's in the CSV"
+    )
+    assert scale.measured_when(rows.drop(columns="date")) == ""

@@ -46,10 +46,20 @@ def render(context: ReportContext) -> Rendered | None:
     return Rendered(markdown, figures={FIGURE: partial(draw_figure, measured)})
 
 
+def measured_when(scale: pd.DataFrame) -> str:
+    """ " on DATE, commit C", or every date and commit when the rows were measured in several runs."""
+    if "date" not in scale or scale["date"].isna().all():
+        return ""
+    stamped = scale.dropna(subset=["date"])
+    dates, commits = stamped["date"].unique(), stamped["commit"].unique()
+    if len(commits) == 1:
+        return f" on {', '.join(dates)}, commit {commits[0]}"
+    return f" on {', '.join(dates)}, commits {', '.join(commits)}: each row's in the CSV"
+
+
 def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
     """The section's text: how it was measured, one table per problem, the slopes and the stops."""
-    first = scale.dropna(subset=["date"]).iloc[0] if "date" in scale else None
-    when = f" on {first['date']}, commit {first['commit']}" if first is not None else ""
+    when = measured_when(scale)
     lines = [
         "## Growing data",
         "",
