@@ -30,7 +30,7 @@ import numpy as np
 
 from disdf.fast_forest import FastForest
 from disdf.threads import run_tasks
-from disdf.tree_probabilities import LeafTable, TreeLeaves, weighted_sum
+from disdf.tree_probabilities import LeafTable, TreeLeaves
 from disdf.weights import PairStatistics
 
 #: A fold model: per-tree class probabilities of a fitted forest, either engine.
@@ -78,16 +78,17 @@ class ForestFit:
     def out_of_fold_vectors(self, folds: Folds, n_examples: int) -> np.ndarray:
         """The n training examples' class vectors, each from the fold model that never saw it, eq. (41).
 
-        The (n_k, T, C) probabilities are made from the leaf rows one fold (or part) at a time."""
+        Summed from the leaf rows (:meth:`~disdf.tree_probabilities.TreeLeaves.weighted_sum`), without
+        making their (n_k, T, C) probabilities."""
         n_classes = self.held_out[0].n_classes
         vectors = np.empty((n_examples, n_classes))
         if self.out_of_fold_weights is None:
             for (_, test), held, w in zip(folds, self.held_out, self.weights, strict=True):
-                vectors[test] = weighted_sum(held.probabilities(), w)
+                vectors[test] = held.weighted_sum(w)
             return vectors
         for (_, test), held, parts in zip(folds, self.held_out, self.out_of_fold_weights, strict=True):
             for positions, w in parts:
-                vectors[test[positions]] = weighted_sum(held[positions].probabilities(), w)
+                vectors[test[positions]] = held[positions].weighted_sum(w)
         return vectors
 
     def class_vectors(self, X: np.ndarray, n_jobs: int | None = None) -> np.ndarray:

@@ -142,3 +142,10 @@ class TreeLeaves:
     def probabilities(self) -> np.ndarray:
         """The per-tree class probabilities, shape (n, T, C), C-ordered float64."""
         return self.table[self.leaves]
+
+    def weighted_sum(self, w: np.ndarray) -> np.ndarray:
+        """``weighted_sum(self.probabilities(), w)``, bit for bit (the same products summed over t in
+        the same order), without making the (n, T, C) array: eq. (41), shape (n, C)."""
+        from disdf.fast_forest.prediction_kernels import weighted_leaf_rows  # it imports this module
+
+        return weighted_leaf_rows(self.leaves, self.table, np.ascontiguousarray(w, dtype=np.float64))

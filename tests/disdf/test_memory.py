@@ -143,6 +143,10 @@ def test_leaf_rows_give_the_per_tree_probabilities_bit_for_bit(data, engine):
     np.testing.assert_array_equal(held[positions].probabilities(), expected[positions])
     rows = np.array([350, 301, 399, 300])
     np.testing.assert_array_equal(model.tree_leaves(X, rows=rows).probabilities(), expected[rows - 300])
+    # the weighted sums from the leaf rows: bit for bit those of the (n, T, C) array, eq. (41)
+    for w in (np.full(10, 0.1), np.random.default_rng(3).dirichlet(np.ones(10))):
+        np.testing.assert_array_equal(held.weighted_sum(w), weighted_sum(expected, w))
+        np.testing.assert_array_equal(held[positions].weighted_sum(w), weighted_sum(expected[positions], w))
 
 
 @pytest.mark.parametrize("engine", ["fast", "sklearn"])
