@@ -146,6 +146,6 @@ class TreeLeaves:
     def weighted_sum(self, w: np.ndarray) -> np.ndarray:
         """``weighted_sum(self.probabilities(), w)``, bit for bit (the same products summed over t in
         the same order), without making the (n, T, C) array: eq. (41), shape (n, C)."""
-        from disdf.fast_forest.prediction_kernels import weighted_leaf_rows  # it imports this module
+        from disdf.fast_forest.prediction_kernels import weighted_leaf_rows  # disdf.fast_forest imports us
 
         return weighted_leaf_rows(self.leaves, self.table, np.ascontiguousarray(w, dtype=np.float64))
