@@ -7,11 +7,14 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import pandas as pd
 from threadpoolctl import threadpool_info
 
 from experiments.running.config import ROOT
 
 #: Libraries whose builds can move a result's last digits (BLAS products, compiled kernels).
+#: The columns of a stamped CSV that hold short commit hashes: text, even when a hash is all digits.
+COMMIT_COLUMNS = ("commit", "version_commit")
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "numba", "cvxpy", "joblib")
 
 
@@ -72,3 +75,9 @@ def measurement_stamp(checkout: Path = ROOT) -> dict[str, str]:
         "commit": code_commit(checkout),
         "libraries": library_summary(),
     }
+
+
+def read_measurements(path: Path) -> pd.DataFrame:
+    """A CSV of stamped measurements (:func:`measurement_stamp`), its commit columns as text: pandas
+    would read a short hash such as 1028691 as a number, and 0123456 as 123456."""
+    return pd.read_csv(path, dtype=dict.fromkeys(COMMIT_COLUMNS, str))

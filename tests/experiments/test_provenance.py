@@ -8,7 +8,13 @@ import scipy
 import sklearn
 
 from experiments.reporting.sections.speed import headline_runs
-from experiments.safety.provenance import code_commit, library_summary, library_versions, measurement_stamp
+from experiments.safety.provenance import (
+    code_commit,
+    library_summary,
+    library_versions,
+    measurement_stamp,
+    read_measurements,
+)
 
 
 def test_library_versions_name_the_installed_builds_and_every_loaded_blas():
@@ -42,3 +48,11 @@ def test_the_speed_report_shows_a_run_s_commit_or_that_it_was_not_recorded(tmp_p
     ]
     (tmp_path / "runs.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
     assert headline_runs(tmp_path / "runs.jsonl")["commit"].tolist() == ["not recorded", "abc1234"]
+
+
+def test_a_stamped_csv_keeps_its_short_hashes_as_text(tmp_path):
+    path = tmp_path / "bench.csv"
+    path.write_text("n,version_commit,commit\n1,0123456,1028691\n2,ceed8c2,718cb82\n")
+    frame = read_measurements(path)
+    assert frame["version_commit"].tolist() == ["0123456", "ceed8c2"]
+    assert frame["commit"].tolist() == ["1028691", "718cb82"] and frame["n"].tolist() == [1, 2]

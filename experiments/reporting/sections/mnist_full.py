@@ -7,6 +7,7 @@ import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.tables import LABELS
+from experiments.safety.provenance import read_measurements
 
 CSV_NAME = "mnist_full.csv"
 #: The same fits with the fitted levels on disk (``make mnist-full-disk``), beside the report's folder.
@@ -17,10 +18,10 @@ def render(context: ReportContext) -> Rendered | None:
     path, disk = context.folder / CSV_NAME, context.folder / DISK_CSV
     if not path.is_file():
         return None
-    frame = pd.read_csv(path)
+    frame = read_measurements(path)
     lines = [report_section(frame)]
     if disk.is_file():
-        lines += ["", disk_mode_lines(frame, pd.read_csv(disk))]
+        lines += ["", disk_mode_lines(frame, read_measurements(disk))]
     return Rendered("\n".join(lines))
 
 

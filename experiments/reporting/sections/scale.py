@@ -17,6 +17,7 @@ import pandas as pd
 
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.tables import LABELS
+from experiments.safety.provenance import read_measurements
 
 SCALE_CSV, SLOPES_CSV = Path("results/bench/scale.csv"), Path("results/bench/scale_slopes.csv")
 #: DF21 on MNIST by ``make bench-df21`` (the same script and mode as the df21 curve, run on its own).
@@ -38,7 +39,7 @@ def render(context: ReportContext) -> Rendered | None:
     scale_path, slopes_path = context.root / SCALE_CSV, context.root / SLOPES_CSV
     if not (scale_path.is_file() and slopes_path.is_file()):
         return None
-    scale, slopes = pd.read_csv(scale_path, dtype={"commit": str}), pd.read_csv(slopes_path)
+    scale, slopes = read_measurements(scale_path), read_measurements(slopes_path)
     measured = scale[scale["status"] == "ok"]
     markdown = section_markdown(scale, slopes)
     if (context.root / DF21_MNIST_CSV).is_file():

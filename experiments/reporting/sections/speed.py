@@ -31,6 +31,7 @@ from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.statistics import minimum_effect_p, one_sample_t
 from experiments.reporting.tables import LABELS
 from experiments.running.config import ROOT
+from experiments.safety.provenance import read_measurements
 
 log = logging.getLogger(__name__)
 RESULTS = ROOT / "results"
@@ -39,7 +40,7 @@ HEADLINE_UNITS = 12_800
 
 
 def _read(path: Path) -> pd.DataFrame | None:
-    return pd.read_csv(path) if path.exists() else None
+    return read_measurements(path) if path.exists() else None
 
 
 def headline_runs(runs_file: Path) -> pd.DataFrame:
@@ -89,7 +90,6 @@ def core_minutes_by_part(parts: pd.DataFrame) -> dict[str, float]:
 def protocol_parts_table(parts: pd.DataFrame, cores: int = 2) -> pd.DataFrame:
     """The protocol's core-minutes by part (:func:`core_minutes_by_part`), and its wall minutes on
     ``cores`` fully used cores as it is and with each part at zero cost."""
-    names = PROTOCOL_PARTS
     minutes = core_minutes_by_part(parts)
     total = sum(minutes.values())
     rows = [
@@ -99,7 +99,7 @@ def protocol_parts_table(parts: pd.DataFrame, cores: int = 2) -> pd.DataFrame:
             "share": f"{minutes[name] / total:.0%}",
             f"wall on {cores} cores without it (min)": f"{(total - minutes[name]) / cores:.1f}",
         }
-        for name in names
+        for name in PROTOCOL_PARTS
     ]
     rows.append(
         {
