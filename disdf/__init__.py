@@ -1,10 +1,32 @@
-"""disdf: the Discriminative Deep Forest (Utkin & Ryabinin) and the gcForest cascade."""
+"""disdf: the Discriminative Deep Forest (Utkin & Ryabinin) and the gcForest cascade.
+
+The public API, by concern: the cascades (:mod:`disdf.cascade`), one forest alone
+(:mod:`disdf.forests`), the weight solvers (:mod:`disdf.weights`), multi-grained scanning
+(:mod:`disdf.scanning`), the metric view (:mod:`disdf.metric`) and the paper's data
+(:mod:`disdf.datasets`). Every public name is importable from here.
+"""
 
 from importlib.metadata import PackageNotFoundError, version
 
-from disdf.cascade import CascadeForestClassifier
-from disdf.discriminative import DisDFClassifier, SolverFallbackWarning
-from disdf.weights import WeightProblem, WeightSolution, WeightSolverError, solve_weights
+from disdf._utils.parameters import InvalidParameterError
+from disdf.cascade import (
+    CascadeForestClassifier,
+    DisDFClassifier,
+    InsufficientMemoryError,
+    SolverFallbackWarning,
+)
+from disdf.datasets import DataFileError, load_dataset, load_mnist, load_subjects
+from disdf.forests import PlainForestClassifier
+from disdf.metric import EmbeddingKNeighborsClassifier
+from disdf.scanning import MultiGrainedScanner, scanning_pipeline
+from disdf.weights import (
+    PairStatistics,
+    SampledWeightProblem,
+    WeightProblem,
+    WeightSolution,
+    WeightSolverError,
+    solve_weights,
+)
 
 try:
     __version__ = version("disdf")
@@ -13,11 +35,23 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 __all__ = [
     "CascadeForestClassifier",
+    "DataFileError",
     "DisDFClassifier",
+    "EmbeddingKNeighborsClassifier",
+    "InsufficientMemoryError",
+    "InvalidParameterError",
+    "MultiGrainedScanner",
+    "PairStatistics",
+    "PlainForestClassifier",
+    "SampledWeightProblem",
     "SolverFallbackWarning",
     "WeightProblem",
     "WeightSolution",
     "WeightSolverError",
     "__version__",
+    "load_dataset",
+    "load_mnist",
+    "load_subjects",
+    "scanning_pipeline",
     "solve_weights",
 ]

@@ -69,7 +69,10 @@ default_role = "py:obj"
 # Names the docstrings mention that live outside disdf (no inventory offline) or are the paper's.
 nitpick_ignore_regex = [
     ("py:.*", r"(.*\.)?_[a-z_]+"),  # private helpers a docstring names: real code, not in the reference
-    ("py:.*", r"prediction_kernels\..*"),  # named relative to its package in disdf.fast_forest.leaf_memo
+    (
+        "py:.*",
+        r"prediction_kernels\..*",
+    ),  # named relative to its package in disdf.forests._compiled.leaf_memo
     ("py:class", r"InvalidParameterError"),  # scikit-learn's
     ("py:.*", r"(numpy|np|sklearn|scipy|cvxpy|joblib|numba|pandas|collections|typing|pathlib|os)\..*"),
     ("py:class", r"(ndarray|array-like|callable|optional|RandomState|Path|PathLike|Callable|Mapping|Any)"),
@@ -82,7 +85,7 @@ def skip_member(app, what, name, obj, skip, options):
 
 
 def shadowed_module_pages(app):
-    """A submodule whose name its package re-exports as a function (``disdf.weights.stochastic_frank_wolfe``)
+    """A submodule whose name its package re-exports as a function (``disdf.weights._stochastic_frank_wolfe``)
     gets a function page from autosummary: give it its module page instead."""
     for module in pkgutil.walk_packages(disdf.__path__, "disdf."):
         if not isinstance(pydoc.locate(module.name), types.ModuleType):  # pydoc follows attributes
@@ -112,8 +115,9 @@ def locate(path: str):
 
 def resolve_alias(app, env, node, contnode):
     """A reference to a name re-exported elsewhere (``disdf.weights.WeightProblem``,
-    ``disdf.cascade.CascadeForestClassifier.transform``, ``SOLVER_REGISTRY`` in ``disdf.weights``) resolves
-    to where the object is documented. The object must import, so the pointer is real."""
+    ``disdf.cascade._cascade.CascadeForestClassifier.transform``, ``SOLVER_REGISTRY`` in
+    ``disdf.weights``) resolves to where the object is documented. The object must import, so the
+    pointer is real."""
     if node.get("refdomain") != "py":
         return None
     target, module = node["reftarget"], node.get("py:module")

@@ -1,6 +1,6 @@
 """Learning the tree weights of one DisDF forest (sections 4-5 of the paper).
 
-Each solver is one entry of :data:`~disdf.weights.registry.SOLVER_REGISTRY` (its function, the
+Each solver is one entry of :data:`~disdf.weights._registry.SOLVER_REGISTRY` (its function, the
 problem it reads, its options); :func:`solve_weights` runs one and checks what it gives.
 """
 
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from disdf.weights.frank_wolfe_solvers import frank_wolfe, frank_wolfe_away
-from disdf.weights.problem import PairStatistics, WeightProblem
-from disdf.weights.qp_solver import qp
-from disdf.weights.registry import (
+from disdf.weights._frank_wolfe import frank_wolfe, frank_wolfe_away
+from disdf.weights._problem import LAMBDA, LAMBDA_MAX, TAU, TAU_MAX, PairStatistics, WeightProblem
+from disdf.weights._qp import qp
+from disdf.weights._registry import (
     SOLVER_OPTIONS,
     SOLVER_PROBLEM,
     SOLVER_REGISTRY,
@@ -23,9 +23,9 @@ from disdf.weights.registry import (
     check_solver_options,
     reads_pair_statistics,
 )
-from disdf.weights.result import WeightSolution, WeightSolverError
-from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
-from disdf.weights.uniform_solver import uniform
+from disdf.weights._result import WeightSolution, WeightSolverError
+from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from disdf.weights._uniform import uniform
 
 
 def solve_weights(
@@ -37,7 +37,7 @@ def solve_weights(
     """Minimise J(w) of eq. (70)-(72) over the unit simplex with the named solver.
 
     ``problem`` is the kind the solver reads and ``options`` are checked
-    against its options table (its entry in :data:`~disdf.weights.registry.SOLVER_REGISTRY`); ``w0``
+    against its options table (its entry in :data:`~disdf.weights._registry.SOLVER_REGISTRY`); ``w0``
     warm-starts the iterative solvers.
 
     Every solve goes through here, and its numbers are checked, not trusted: a
@@ -90,10 +90,14 @@ def _check_finite(solution: WeightSolution, problem: WeightProblem | SampledWeig
 
 
 __all__ = [
+    "LAMBDA",
+    "LAMBDA_MAX",
     "SOLVERS",
     "SOLVER_OPTIONS",
     "SOLVER_PROBLEM",
     "SOLVER_REGISTRY",
+    "TAU",
+    "TAU_MAX",
     "PairStatistics",
     "SampledWeightProblem",
     "SolverEntry",

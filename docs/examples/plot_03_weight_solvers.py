@@ -23,9 +23,9 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.tree_probabilities import LeafTable
+from disdf.forests._tree_leaves import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem
+from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem
 
 X, y = load_breast_cancer(return_X_y=True)
 order = np.random.default_rng(0).permutation(len(y))

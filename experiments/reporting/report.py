@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from disdf.atomic_files import remove_leftovers, replaced_atomically, write_text_atomically
+from disdf._utils.atomic_files import remove_leftovers, replaced_atomically, write_text_atomically
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import (
     audit,

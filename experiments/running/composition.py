@@ -11,10 +11,10 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 
-from disdf.cascade import CascadeForestClassifier
-from disdf.discriminative import DisDFClassifier
-from disdf.fast_forest import KERNEL_VERSION
-from disdf.forest_specs import COMPILED_ENGINES
+from disdf.cascade._cascade import CascadeForestClassifier
+from disdf.cascade._discriminative import DisDFClassifier
+from disdf.forests._compiled import KERNEL_VERSION
+from disdf.forests._specs import COMPILED_ENGINES
 from experiments.running.config import ROOT, model_defaults
 
 CONFIG_PATH = str(ROOT / "configs")

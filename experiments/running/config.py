@@ -16,8 +16,8 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from disdf.datasets import DATA_DIR_ENV
-from disdf.discriminative import DEFAULT_TUNE_GRID
+from disdf.cascade._discriminative import DEFAULT_TUNE_GRID
+from disdf.datasets._loaders import DATA_DIR_ENV
 
 #: The checkout's root: configs/, results/ and the shared data folder beside it are found from here.
 ROOT = Path(__file__).resolve().parents[2]

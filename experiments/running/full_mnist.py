@@ -38,8 +38,8 @@ from omegaconf import DictConfig, OmegaConf
 from scipy import stats
 
 import disdf
-from disdf.atomic_files import replaced_atomically
-from disdf.datasets import MNIST_SHAPES, mnist_files, read_idx
+from disdf._utils.atomic_files import replaced_atomically
+from disdf.datasets._loaders import MNIST_SHAPES, mnist_files, read_idx
 from experiments.reporting.section import ReportContext
 from experiments.reporting.statistics import mcnemar_exact
 from experiments.running.composition import compose_config, estimator_specs

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from disdf import CascadeForestClassifier
-from disdf.fit_memory import InsufficientMemoryError
+from disdf.cascade._fit_memory import InsufficientMemoryError
 from experiments.running.plan import RunPlan, RuntimePlan
 from experiments.running.protocol import Pool, Unit
 from experiments.running.records import RecordStore
@@ -37,7 +37,7 @@ def check_before_work(plan: RunPlan) -> dict[str, Pool]:
 
 def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
     """The largest cell's fit fits in memory, for every cascade method (estimated, before growing a
-    tree: :meth:`disdf.CascadeForestClassifier.check_fit_memory`)."""
+    tree: :meth:`disdf.CascadeForestClassifier._check_fit_memory`)."""
     Ns, Ts = plan.protocol.Ns, plan.protocol.Ts
     N, T = max(Ns), max(Ts)
     for name, pool in pools.items():
@@ -49,7 +49,7 @@ def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
                 continue
             try:
                 estimator._validate_hyperparameters()
-                estimator.check_fit_memory(counts, pool.X_train.shape[1])
+                estimator._check_fit_memory(counts, pool.X_train.shape[1])
             except InsufficientMemoryError as error:
                 raise InsufficientMemoryError(
                     f"protocol.Ts={list(Ts)}, protocol.Ns={list(Ns)}, {name}, method {method}: {error}"

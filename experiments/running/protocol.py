@@ -16,9 +16,9 @@ from itertools import product
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from disdf.data_files import TABLES
-from disdf.datasets import DATASETS, load_dataset, load_mnist, load_subjects
-from disdf.parameters import Boolean, Float, Integer, OneOf, check_parameters
+from disdf._utils.parameters import Boolean, Float, Integer, OneOf, check_parameters
+from disdf.datasets._files import TABLES
+from disdf.datasets._loaders import DATASETS, load_dataset, load_mnist, load_subjects
 
 #: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
 TRAIN_DRAWS = ("random", "stratified")
@@ -27,7 +27,7 @@ SPLIT_GROUPS = ("subject",)
 #: Data-handling faults the audit simulates: labels shuffled against their rows (once per dataset,
 #: as a mis-read file would), or a binary test set's class coding inverted.
 LABEL_FAULTS = ("none", "misaligned", "inverted_test")
-#: The protocol's scalars, by the same tables as the estimators' parameters (disdf.parameters).
+#: The protocol's scalars, by the same tables as the estimators' parameters (disdf._utils.parameters).
 PROTOCOL_PARAMETERS = {
     "repetitions": Integer(1),
     "test_fraction": Float(0.0, low_open=True),

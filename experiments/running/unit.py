@@ -12,7 +12,7 @@ import numpy as np
 from hydra.utils import get_object, instantiate
 
 from disdf import CascadeForestClassifier, WeightSolverError
-from disdf.shared_fit import fit_sharing_first_level
+from disdf.cascade._shared_first_level import fit_sharing_first_level
 from experiments.running.protocol import Split, Unit
 from experiments.running.scanned_inputs import Inputs, split_inputs
 
@@ -70,7 +70,7 @@ def run_split(
     """The records of the units of one split (same dataset, N, repetition): accuracy, depth, timings.
 
     With ``share``, level 1 is grown once for all of them (exact, see
-    :mod:`disdf.shared_fit`); its time is ``shared_fit_seconds`` of every record,
+    :mod:`disdf.cascade._shared_first_level`); its time is ``shared_fit_seconds`` of every record,
     and ``fit_seconds`` is each unit's own remaining fit time.
     """
     try:
@@ -116,7 +116,7 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
                 "split_units": len(units),
                 "split_fit_seconds": float(sum(fit_seconds)),
                 **solver_summary(estimator),
-                # e.g. a metric's 1-NN accuracy and pair AUC (disdf.embedding)
+                # e.g. a metric's 1-NN accuracy and pair AUC (disdf.metric._embedding)
                 **(
                     estimator.evaluation_scores(given.X_test, split.y_test)
                     if hasattr(estimator, "evaluation_scores")
@@ -131,8 +131,9 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
 
 def _fit_models(inputs: list[Inputs], y_train: np.ndarray, share: bool) -> list[float]:
     """Fit every model on its inputs; its seconds. With ``share``, the cascades fitted on the same
-    inputs grow their level 1 once (:mod:`disdf.shared_fit`) and split its time; any other model (a
-    baseline) is fitted on its own. A scan's share (:mod:`experiments.running.scanned_inputs`) is added."""
+    inputs grow their level 1 once (:mod:`disdf.cascade._shared_first_level`) and split its time; any
+    other model (a baseline) is fitted on its own. A scan's share
+    (:mod:`experiments.running.scanned_inputs`) is added."""
     fit_seconds = [given.fit_seconds for given in inputs]
     groups: dict[int, list[int]] = {}
     for position, given in enumerate(inputs):

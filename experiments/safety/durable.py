@@ -5,7 +5,7 @@ cut). Appends go out as one ``write`` system call on an ``O_APPEND`` descriptor,
 then ``fsync``, so the only possible damage is a torn last line; the reader
 drops it with a warning and the next append cuts it first. Whole files
 (tables, reports, figures) are replaced in one rename by
-:mod:`disdf.atomic_files`, so a reader sees either the old or the new file.
+:mod:`disdf._utils.atomic_files`, so a reader sees either the old or the new file.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from disdf.atomic_files import write_text_atomically
+from disdf._utils.atomic_files import write_text_atomically
 
 MANIFEST = "outputs.json"
 #: Output kinds whose files must all be in the manifest (a stray table is another run's table).

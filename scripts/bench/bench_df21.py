@@ -17,7 +17,7 @@ and runs in a venv of its own, without disdf::
         --n-train 60000 --n-jobs 2 --n-trees 100
 
 The data directory holds ``mnist/`` with MNIST's four original gzip IDX files (as for
-``disdf.datasets.load_mnist``; the files may also sit directly in the directory). Instead of MNIST,
+``disdf.datasets._loaders.load_mnist``; the files may also sit directly in the directory). Instead of MNIST,
 ``--npz PATH`` fits on the arrays ``X_train``, ``y_train``, ``X_test``, ``y_test`` of a ``numpy.savez``
 file (all of them: ``--n-train``/``--n-test`` do not apply; with ``--json`` only, as df21_mnist.csv holds
 MNIST's rows); scripts/bench/bench_scale.py writes its
@@ -156,7 +156,7 @@ def mnist_folder(data_dir: Path) -> Path:
     missing = [name for name in names if not (data_dir / "mnist" / name).is_file()]
     raise FileNotFoundError(
         f"MNIST's IDX files are not in {data_dir / 'mnist'} (nor in {data_dir}); missing: "
-        f"{', '.join(missing)}. Put the original gzip files there (disdf.datasets.load_mnist fetches them)."
+        f"{', '.join(missing)}. Put the original gzip files there (disdf.load_mnist fetches them)."
     )
 
 
@@ -213,7 +213,7 @@ def library_version() -> str:
 
 
 def gcforest_forests(n_trees: int, n_jobs: int, seed: int) -> list[Any]:
-    """Our level: 2 completely-random tree forests and 2 random forests (disdf.forest_specs)."""
+    """Our level: 2 completely-random tree forests and 2 random forests (disdf.forests._specs)."""
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
     common = {"n_estimators": n_trees, "n_jobs": n_jobs}

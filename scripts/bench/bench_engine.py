@@ -34,11 +34,11 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import disdf.discriminative
-import disdf.level_tasks
-from disdf.fast_forest import FastForest
-from disdf.forest_specs import fit_fold_model
-from disdf.tree_probabilities import LeafTable
+import disdf.cascade._discriminative
+import disdf.cascade._level_growth
+from disdf.forests._compiled import FastForest
+from disdf.forests._specs import fit_fold_model
+from disdf.forests._tree_leaves import LeafTable
 from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
@@ -157,13 +157,13 @@ def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
                 )
             clock: dict[str, float] = defaultdict(float)
             with (
-                clock_calls(disdf.level_tasks, "fit_fold_model", "trees", clock),
+                clock_calls(disdf.cascade._level_growth, "fit_fold_model", "trees", clock),
                 clock_calls(LeafTable, "probabilities", "probabilities", clock),
                 clock_calls(LeafTable, "weighted_probabilities", "probabilities", clock),
                 clock_calls(FastForest, "probabilities", "probabilities", clock),
                 clock_calls(FastForest, "weighted_probabilities", "probabilities", clock),
                 clock_calls(PairStatistics, "from_tree_probabilities", "weights", clock),
-                clock_calls(disdf.discriminative, "solve_weights", "weights", clock),
+                clock_calls(disdf.cascade._discriminative, "solve_weights", "weights", clock),
             ):
                 records, total = timed(partial(run_split, units, split, specs, seed, {}, share=share))
             rows.append(

@@ -1,6 +1,6 @@
 """The tree-growing kernel, old against new: same trees, and how long growing takes.
 
-"old" is ``disdf/fast_forest/kernels.py`` as a git revision has it (``--old-ref REV``, default
+"old" is ``disdf/forests/_compiled/kernels.py`` as a git revision has it (``--old-ref REV``, default
 ``HEAD~1``: the commit before this checkout's; name the last commit before the kernel change you
 measure), written to a temporary folder and imported from there; "new" is the kernels module
 this checkout imports. Both are compiled (and cached) before any clock starts.
@@ -43,12 +43,14 @@ from types import ModuleType
 import numpy as np
 import pandas as pd
 
-import disdf.fast_forest.kernels as new_kernels
+import disdf.forests._compiled.kernels as new_kernels
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import load_pool
 from scripts.bench_output import ROOT, add_record_flag, bench_output, best_of, write_csv
 
-KERNELS_PATH = "disdf/fast_forest/kernels.py"
+#: Where the kernels module is, newest first: a revision before the library was grouped by concern has
+#: it at the second path.
+KERNELS_PATHS = ("disdf/forests/_compiled/kernels.py", "disdf/fast_forest/kernels.py")
 # kind -> (random_splits, bootstrap, max_features on 784 pixels: sqrt for the random forest)
 KINDS = {"random_forest": (False, True, 28), "completely_random": (True, False, 1)}
 # (n_examples, n_trees) per benchmark row
@@ -67,7 +69,14 @@ def git(*arguments: str) -> str:
 
 def load_old_kernels(ref: str) -> ModuleType:
     """The kernels module of git revision ``ref``, imported from a temporary copy (its numba cache too)."""
-    source = git("show", f"{ref}:{KERNELS_PATH}")
+    for kernels_path in KERNELS_PATHS:
+        try:
+            source = git("show", f"{ref}:{kernels_path}")
+            break
+        except subprocess.CalledProcessError:
+            continue
+    else:
+        raise FileNotFoundError(f"revision {ref} has no kernels module at {' or '.join(KERNELS_PATHS)}")
     digest = hashlib.sha256(source.encode()).hexdigest()[:12]
     folder = Path(tempfile.gettempdir()) / f"bench_grow_tree_{digest}"
     folder.mkdir(exist_ok=True)

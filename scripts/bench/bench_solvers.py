@@ -8,7 +8,7 @@ n in {40, 120} held-out examples and C in {2, 10} classes, of two kinds:
 * ``forest``: a random forest trained on 80 examples of a scikit-learn dataset
   (breast cancer for C = 2, digits for C = 10) predicting n other examples,
   i.e. the problem DisDF really solves;
-* ``synthetic``: :func:`disdf.weights.synthetic.random_pair_statistics`.
+* ``synthetic``: :func:`disdf.weights._synthetic.random_pair_statistics`.
 
 ``excess`` is (J - J*) / J*, J* being the best objective any solver reached;
 ``speedup_vs_qp`` is the qp time over the solver's time.
@@ -35,9 +35,9 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.tree_probabilities import LeafTable
+from disdf.forests._tree_leaves import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights.synthetic import random_pair_statistics
+from disdf.weights._synthetic import random_pair_statistics
 from scripts.bench.solver_settings import add_setting_argument, parsed_settings
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

@@ -38,10 +38,10 @@ from collections import defaultdict
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import disdf.discriminative
-from disdf.fast_forest import FastForest
-from disdf.forest_fit import LevelFit
-from disdf.tree_probabilities import TreeLeaves
+import disdf.cascade._discriminative
+from disdf.cascade._forest_fit import LevelFit
+from disdf.forests._compiled import FastForest
+from disdf.forests._tree_leaves import TreeLeaves
 from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
@@ -56,7 +56,7 @@ TIMED = [
     (FastForest, "weighted_probabilities", "probabilities"),
     (FastForest, "tree_leaves", "probabilities"),  # held-out leaf rows, then their (n, T, C) arrays
     (TreeLeaves, "probabilities", "probabilities"),
-    (disdf.discriminative, "solve_weights", "weights"),
+    (disdf.cascade._discriminative, "solve_weights", "weights"),
     (PairStatistics, "from_tree_probabilities", "weights"),
     (PairStatistics, "of_examples", "weights"),
     (LevelFit, "compute_pair_statistics", "weights"),

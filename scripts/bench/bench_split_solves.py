@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-import disdf.discriminative
+import disdf.cascade._discriminative
 from disdf.weights import solve_weights
 from scripts.bench.bench_split_breakdown import split_job
 from scripts.bench.solver_settings import add_setting_argument, parsed_settings
@@ -47,17 +47,17 @@ DEFAULT = "default"
 def recorded_problems(dataset: str, N: int, repetition: int) -> list[tuple]:
     """(problem, warm start, options) of every weight solve of one protocol split."""
     problems = []
-    original = disdf.discriminative.solve_weights
+    original = disdf.cascade._discriminative.solve_weights
 
     def recording(problem, solver, w0=None, **options):
         problems.append((problem, None if w0 is None else w0.copy(), options))
         return original(problem, solver, w0=w0, **options)
 
-    disdf.discriminative.solve_weights = recording
+    disdf.cascade._discriminative.solve_weights = recording
     try:
         split_job(dataset, N, repetition)()
     finally:
-        disdf.discriminative.solve_weights = original
+        disdf.cascade._discriminative.solve_weights = original
     return problems
 
 

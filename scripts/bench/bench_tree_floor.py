@@ -38,9 +38,9 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from disdf.fast_forest import FastForest, kernels
-from disdf.fast_forest.forest import n_candidate_features
-from disdf.forest_specs import fit_fold_model
+from disdf.forests._compiled import FastForest, kernels
+from disdf.forests._compiled.forest import n_candidate_features
+from disdf.forests._specs import fit_fold_model
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import load_pool
 from scripts.bench_output import add_record_flag, bench_output, best_of, write_csv

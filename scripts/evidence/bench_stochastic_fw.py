@@ -5,7 +5,7 @@ Instances: a random forest (T = 100) trained on 80 examples of breast cancer
 ``scripts/bench/bench_solvers.py``; (lambda, tau) in {(1, 1), (1, 1.5)}. The exact
 optimum J* comes from ``frank_wolfe_away`` (tol 1e-10; checked against cvxpy in
 the tests). For each batch size B and iteration count K, 5 seeds of
-:func:`disdf.weights.stochastic_frank_wolfe.stochastic_frank_wolfe`; the excess
+:func:`disdf.weights._stochastic_frank_wolfe.stochastic_frank_wolfe`; the excess
 (J(w) - J*) / J* is evaluated with every pair.
 
 Writes ``results/bench/stochastic_fw.csv`` (with ``--record``; else build/bench/): mean, max and
@@ -31,9 +31,9 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.tree_probabilities import LeafTable
+from disdf.forests._tree_leaves import LeafTable
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
 from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 N_TREES = 100

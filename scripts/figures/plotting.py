@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from disdf.atomic_files import is_leftover, replaced_atomically
+from disdf._utils.atomic_files import is_leftover, replaced_atomically
 from experiments.safety.generation import IncompleteOutputsError, add_to_generation, check_generation
 from experiments.safety.interrupts import run_interruptible
 

@@ -72,7 +72,7 @@ PARAM_CASES = [
     ({"solver_fallback": "newton"}, "solver_fallback must be None or a solver other than"),
     ({"solver_fallback": "frank_wolfe_away"}, "solver_fallback must be None or a solver other than"),
     # Non-finite floats, bools where ints are meant, wrong types and ranges of solver options: each
-    # refused by name before any tree grows (disdf.parameters; both engines for the cascade's).
+    # refused by name before any tree grows (disdf._utils.parameters; both engines for the cascade's).
     ({"tol": float("nan")}, r"tol must be a finite number >= 0; got nan"),
     ({"tol": float("inf")}, r"tol must be a finite number >= 0; got inf"),
     ({"n_trees": True}, r"n_trees must be an int in \[1, inf\]; got True \(bool\)"),
@@ -129,7 +129,8 @@ def test_bad_hyperparameters(params, message):
 
 def test_lambda_and_tau_bounds_hold_their_ends_and_every_default():
     """The ends of the ranges are accepted, and so is every lambda and tau the default tune grid uses."""
-    from disdf.discriminative import DEFAULT_TUNE_GRID, LAMBDA, LAMBDA_MAX, TAU, TAU_MAX
+    from disdf.cascade import DEFAULT_TUNE_GRID
+    from disdf.weights import LAMBDA, LAMBDA_MAX, TAU, TAU_MAX
 
     for value in (0.0, LAMBDA_MAX, *DEFAULT_TUNE_GRID["lambda_"]):
         LAMBDA.check("DisDFClassifier", "lambda_", value)
@@ -144,7 +145,7 @@ def test_every_solver_option_table_matches_its_solver():
     """The option tables cannot drift from the solvers: same names as their keyword arguments."""
     import inspect
 
-    from disdf.weights.registry import NOT_OPTIONS, SOLVER_REGISTRY
+    from disdf.weights._registry import NOT_OPTIONS, SOLVER_REGISTRY
 
     for name, entry in SOLVER_REGISTRY.items():
         assert set(entry.options) == set(inspect.signature(entry.function).parameters) - NOT_OPTIONS, name
@@ -191,8 +192,8 @@ def test_both_engines_refuse_what_scikit_learn_refuses_at_fit_and_predict(engine
 
 @pytest.mark.parametrize("value", [1e39, np.inf, np.nan])
 def test_the_fast_forest_itself_refuses_values_float32_cannot_hold(value):
-    from disdf.fast_forest import FastForest
-    from disdf.fast_forest.forest import FastForestParams
+    from disdf.forests._compiled import FastForest
+    from disdf.forests._compiled.forest import FastForestParams
 
     params = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
     forest = FastForest(params, n_trees=3, seed=0, n_classes=2)
@@ -204,8 +205,8 @@ def test_the_fast_forest_itself_refuses_values_float32_cannot_hold(value):
 
 
 def _fast_forest(n_trees=3):
-    from disdf.fast_forest import FastForest
-    from disdf.fast_forest.forest import FastForestParams
+    from disdf.forests._compiled import FastForest
+    from disdf.forests._compiled.forest import FastForestParams
 
     params = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
     return FastForest(params, n_trees=n_trees, seed=0, n_classes=2)

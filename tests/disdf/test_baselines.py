@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-from disdf.baselines import PlainForestClassifier
+from disdf.forests._plain import PlainForestClassifier
 
 
 @pytest.fixture(scope="module")

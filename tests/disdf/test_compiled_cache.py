@@ -22,7 +22,7 @@ import disdf
 #: read from the pure classes (the constant 2.0 the test edits); prints the weights.
 PROBE = """
 import numpy as np
-from disdf.weights.stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
 rng = np.random.default_rng(0)
 probabilities = np.eye(3)[rng.integers(0, 3, size=(30, 7))]
 y = np.arange(30) % 3

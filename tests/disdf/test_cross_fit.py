@@ -5,7 +5,7 @@ import pytest
 from sklearn.model_selection import train_test_split
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.shared_fit import fit_sharing_first_level
+from disdf.cascade._shared_first_level import fit_sharing_first_level
 
 #: Declared before measuring: cross-fitted DisDF's optimism (out-of-fold score of the kept level
 #: minus test accuracy) within this many points of gcForest's, paired on the same splits ...
@@ -23,7 +23,7 @@ def test_cross_fitted_vectors_do_not_leak_and_same_example_vectors_do(data_dir):
     """Parkinsons, N = 120, 10 splits (measured: gcF 1.2, same_examples 9.6, cross_fit 0.7 points).
 
     The honest side is the estimator's *default*: it fails if the default leaks again."""
-    from disdf.datasets import load_dataset
+    from disdf.datasets._loaders import load_dataset
 
     X, y = load_dataset("parkinsons", data_dir)
     cross, same = [], []

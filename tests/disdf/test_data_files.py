@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from disdf.data_files import (
+from disdf.datasets._files import (
     MNIST_FILES,
     MNIST_SHAPES,
     TABLES,
@@ -25,7 +25,7 @@ from disdf.data_files import (
     read_idx,
     table_fingerprint,
 )
-from disdf.datasets import load_dataset, load_mnist, load_subjects
+from disdf.datasets._loaders import load_dataset, load_mnist, load_subjects
 
 ECOLI_EXPECTED_MD5 = TABLES["ecoli"].md5
 

@@ -9,7 +9,7 @@ import urllib.error
 import pandas as pd
 import pytest
 
-from disdf.datasets import DataFileError, load_dataset, load_mnist
+from disdf.datasets._loaders import DataFileError, load_dataset, load_mnist
 
 
 def fake_ucirepo(frame):

@@ -8,7 +8,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import StandardScaler
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.embedding import EmbeddingKNeighborsClassifier
+from disdf.metric._embedding import EmbeddingKNeighborsClassifier
 
 
 @pytest.fixture(scope="module")

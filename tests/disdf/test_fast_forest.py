@@ -9,11 +9,11 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.model_selection import train_test_split
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.fast_forest import FastForest, FastForestParams, kernels, prediction_kernels
-from disdf.fast_forest.forest import n_candidate_features
-from disdf.fast_forest.node_layout import local_child_codes
-from disdf.forest_specs import fit_fold_model
-from disdf.shared_fit import fit_sharing_first_level
+from disdf.cascade._shared_first_level import fit_sharing_first_level
+from disdf.forests._compiled import FastForest, FastForestParams, kernels, prediction_kernels
+from disdf.forests._compiled.forest import n_candidate_features
+from disdf.forests._compiled.node_layout import local_child_codes
+from disdf.forests._specs import fit_fold_model
 
 COMPLETELY_RANDOM = FastForestParams(random_splits=True, max_features=1, bootstrap=False)
 RANDOM_FOREST = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
@@ -299,7 +299,7 @@ def test_fast_results_do_not_depend_on_n_jobs(estimator, data):
 
 
 #: sha256 of the trees grown below, per KERNEL_VERSION. A kernel change that changes any tree
-#: must bump disdf.fast_forest.KERNEL_VERSION (so experiment records of the old trees are not
+#: must bump disdf.forests._compiled.KERNEL_VERSION (so experiment records of the old trees are not
 #: resumed) and add its fingerprint here; a speed-up that keeps the trees keeps the fingerprint.
 TREE_FINGERPRINTS = {
     1: "c95f2a8a0f9fec1fa0c6f53e69a397e13da9a052f8477b5bf4a4abc25f1e1438",
@@ -313,7 +313,7 @@ def test_trees_match_the_fingerprint_of_the_kernel_version():
 
     from sklearn.datasets import load_digits
 
-    from disdf.fast_forest import KERNEL_VERSION
+    from disdf.forests._compiled import KERNEL_VERSION
 
     X, y = load_digits(return_X_y=True)
     X, y = np.ascontiguousarray(X[:90], dtype=np.float32), y[:90].astype(np.int64)
@@ -386,7 +386,7 @@ def test_pure_leaves_share_rows_and_probabilities_are_unchanged(data, kind):
 
 
 def kernels_max_features(params, X) -> int:
-    from disdf.fast_forest.forest import n_candidate_features
+    from disdf.forests._compiled.forest import n_candidate_features
 
     return n_candidate_features(params.max_features, X.shape[1])
 
@@ -508,7 +508,7 @@ def test_both_compiled_engines_learn_a_continuous_problem(engine):
 def test_a_leaf_memo_routes_examples_once_for_every_first_t_forest(data, monkeypatch):
     import pickle
 
-    import disdf.fast_forest.leaf_memo as leaf_memo
+    import disdf.forests._compiled.leaf_memo as leaf_memo
 
     X, y = data
     forest = grow(RANDOM_FOREST, X, y, n_trees=30)

@@ -1,7 +1,16 @@
-"""The layout's rules, read from the source: the library never imports the experiments, no import circles."""
+"""The layout's rules, read from the source: the library is grouped by concern and its imports only go
+down, it never imports the experiments, no import circles, every public name is exported."""
 
 import ast
+import importlib
+import inspect
+import pkgutil
 from pathlib import Path
+
+import pytest
+from sklearn.base import BaseEstimator
+
+import disdf
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("disdf", "experiments")
@@ -35,6 +44,103 @@ def test_the_library_never_imports_the_experiments():
     assert {m: i for m, i in offenders.items() if m.startswith("disdf") and i} == {}
 
 
+#: The library's rooms, each with its floor: a module imports only from its own room or from a lower floor
+#: (never from a room on its own floor: those are independent concerns).
+FLOORS = {
+    "disdf._utils": 0,
+    "disdf.forests": 1,
+    "disdf.weights": 1,
+    "disdf.metric": 1,
+    "disdf.datasets": 1,
+    "disdf.cascade": 2,
+    "disdf.scanning": 3,
+    "disdf": 4,  # disdf/__init__.py: the public API
+}
+#: At most this many modules at the top of disdf/ (today: __init__.py alone).
+TOP_LEVEL_MODULES = 6
+
+
+def room_of(module: str) -> str:
+    """The room (a key of FLOORS) a module of disdf lives in."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else module
+
+
+def test_the_library_is_grouped_by_concern():
+    top = sorted(path.name for path in (ROOT / "disdf").glob("*.py"))
+    rooms = sorted(p.name for p in (ROOT / "disdf").iterdir() if (p / "__init__.py").is_file())
+    assert len(top) <= TOP_LEVEL_MODULES, top
+    assert sorted(f"disdf.{room}" for room in rooms) == sorted(name for name in FLOORS if name != "disdf")
+
+
+def test_imports_only_go_down():
+    upward = []
+    for module, imported in imports_of_our_modules().items():
+        if not module.startswith("disdf"):
+            continue
+        for name in imported:
+            if not name.startswith("disdf"):
+                continue
+            here, there = room_of(module), room_of(name)
+            if here != there and FLOORS[there] >= FLOORS[here]:
+                upward.append(f"{module} -> {name}")
+    assert upward == []
+
+
+@pytest.mark.parametrize(
+    ("room", "never"),
+    [
+        ("disdf.forests", "disdf.cascade"),
+        ("disdf.weights", "disdf.cascade"),
+        ("disdf.weights", "disdf.forests"),
+    ],
+)
+def test_the_engines_and_the_solvers_never_import_the_cascade(room, never):
+    graph = imports_of_our_modules()
+    offenders = {m: i for m, deps in graph.items() if m.startswith(room) for i in deps if i.startswith(never)}
+    assert offenders == {}
+
+
+def test_every_module_but_the_rooms_is_private():
+    """A module that is not a room's __init__ has a private name, or lives in a private package."""
+    public = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "disdf").rglob("*.py")
+        if path.name != "__init__.py"
+        and not any(part.startswith("_") for part in path.relative_to(ROOT / "disdf").parts)
+    ]
+    assert public == []
+
+
+def public_objects() -> dict[str, object]:
+    """Every estimator, error and warning class defined in the library, by qualified name."""
+    found = {}
+    for info in pkgutil.walk_packages(disdf.__path__, "disdf."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if name.startswith("_") or not inspect.isclass(obj) or not obj.__module__.startswith("disdf"):
+                continue
+            if issubclass(obj, (BaseEstimator, Exception, Warning)):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return found
+
+
+def test_every_public_estimator_error_and_warning_is_exported():
+    exported = {getattr(disdf, name) for name in disdf.__all__ if name != "__version__"}
+    missing = sorted(name for name, obj in public_objects().items() if obj not in exported)
+    assert missing == []
+
+
+def test_every_room_exports_what_it_names_and_the_top_level_exports_it_again():
+    for room in FLOORS:
+        if room in ("disdf", "disdf._utils"):
+            continue
+        module = importlib.import_module(room)
+        assert module.__all__, room
+        for name in module.__all__:
+            assert hasattr(module, name), f"{room}.{name}"
+
+
 def test_there_is_no_import_circle():
     graph = imports_of_our_modules()
     circles = []
@@ -61,7 +167,7 @@ def test_the_library_works_without_the_experiment_stack():
         "import sys\n"
         "for name in ('pandas', 'ucimlrepo', 'hydra', 'omegaconf', 'matplotlib', 'tqdm', 'tabulate'):\n"
         "    sys.modules[name] = None  # import raises ImportError\n"
-        "import numpy as np, disdf.datasets, disdf.downloads\n"
+        "import numpy as np, disdf.datasets._loaders, disdf.datasets._downloads\n"
         "from disdf import DisDFClassifier\n"
         "X = np.random.default_rng(0).normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)\n"
         "print(DisDFClassifier(n_trees=5, engine='fast', random_state=0).fit(X, y).n_levels_ >= 1)\n"
@@ -132,7 +238,7 @@ def test_no_cached_kernel_calls_a_compiled_function_of_another_file():
 
 
 #: Modules allowed above MODULE_LINES, each with the words its docstring must give as the reason.
-LONG_MODULES = {"disdf/fast_forest/kernels.py": "Why one file"}
+LONG_MODULES = {"disdf/forests/_compiled/kernels.py": "Why one file"}
 MODULE_LINES = 600
 FUNCTION_LINES = 80
 
@@ -154,3 +260,14 @@ def test_modules_and_functions_stay_small():
             if reason is None or reason not in (ast.get_docstring(tree) or ""):
                 long_modules.append(relative)
     assert (long_functions, long_modules) == ([], [])
+
+
+@pytest.mark.parametrize("name", ["CascadeForestClassifier", "DisDFClassifier"])
+def test_the_estimators_surface_is_what_a_user_calls(name):
+    """fit and fit_transform take X and y alone (no runner internals, hence no metadata request
+    for them); sharing level 1 and the memory check are private helpers."""
+    estimator = getattr(disdf, name)()
+    for method in ("fit", "fit_transform"):
+        assert list(inspect.signature(getattr(estimator, method)).parameters) == ["X", "y"], method
+    assert not hasattr(estimator, "set_fit_request")
+    assert not any(hasattr(estimator, old) for old in ("grow_first_level", "check_fit_memory"))

@@ -1,6 +1,6 @@
 """A level's fold models grown fold-major with one shared feature-major copy per fold
-(disdf.level_tasks), and the heap handed back between levels (disdf.heap): the same fold models,
-placed as before, as each grown alone on its own copy."""
+(disdf.cascade._level_growth), and the heap handed back between levels (disdf._utils.malloc_trim):
+the same fold models, placed as before, as each grown alone on its own copy."""
 
 from __future__ import annotations
 
@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-import disdf.cascade as cascade
-import disdf.level_tasks as level_tasks
-from disdf import CascadeForestClassifier, DisDFClassifier, heap
-from disdf.fast_forest import FastForest
-from disdf.fast_forest.forest import feature_major
-from disdf.forest_specs import fit_fold_model
+import disdf.cascade._cascade as cascade
+import disdf.cascade._level_growth as level_tasks
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf._utils import malloc_trim
+from disdf.forests._compiled import FastForest
+from disdf.forests._compiled.forest import feature_major
+from disdf.forests._specs import fit_fold_model
 
 ARRAYS = ("roots", "feature", "threshold", "left", "right", "leaf_values")
 
@@ -34,7 +35,7 @@ def test_fold_major_tasks_give_each_fold_model_grown_alone(data, engine, n_jobs)
     place: the shared copy and the task order change nothing, with one job or two."""
     X, y = data
     model = CascadeForestClassifier(n_trees=6, max_levels=1, random_state=3, engine=engine, n_jobs=n_jobs)
-    fit = model.grow_first_level(X, y)
+    fit = model._grow_first_level(X, y)
     specs = model._validate_hyperparameters()
     options = {"n_classes": 3, "n_trees": 6, "tree_params": model._prepare_fit(X, y)[4]}
     for (kind, params), forest in zip(specs, fit.forests, strict=True):
@@ -76,7 +77,7 @@ def test_a_fold_copy_is_made_once_and_let_go_after_its_last_task(data, monkeypat
 
     monkeypatch.setattr(level_tasks, "FoldRows", recording)
     model = CascadeForestClassifier(n_trees=4, max_levels=1, random_state=0, engine="fast", n_jobs=2)
-    fit = model.grow_first_level(X, y)
+    fit = model._grow_first_level(X, y)
     assert made == [len(train) for train, _ in fit.folds]  # one copy per fold, not per forest
     assert len(folds_rows) == 3 and not any(rows.held for rows in folds_rows)
 
@@ -102,8 +103,8 @@ def test_every_level_reports_what_it_freed_to_the_heap_trim(data, monkeypatch):
 
 def test_the_heap_is_trimmed_only_after_a_large_level(monkeypatch):
     trims = []
-    monkeypatch.setattr(heap, "_malloc_trim", lambda: trims.append)
-    assert not heap.release_free_memory(heap.TRIM_MIN_BYTES - 1)
-    assert heap.release_free_memory(heap.TRIM_MIN_BYTES)
-    assert heap.release_free_memory()
+    monkeypatch.setattr(malloc_trim, "_malloc_trim", lambda: trims.append)
+    assert not malloc_trim.release_free_memory(malloc_trim.TRIM_MIN_BYTES - 1)
+    assert malloc_trim.release_free_memory(malloc_trim.TRIM_MIN_BYTES)
+    assert malloc_trim.release_free_memory()
     assert trims == [0, 0]

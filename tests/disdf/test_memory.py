@@ -11,14 +11,19 @@ import pytest
 from sklearn.datasets import make_classification
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.fast_forest import FastForest, FastForestParams, forest, kernels, prediction_kernels
-from disdf.fast_forest.forest import n_candidate_features
-from disdf.fast_forest.node_layout import float32_floor, local_child_codes
-from disdf.fit_memory import LIMIT_VARIABLE, InsufficientMemoryError, growth_bytes_per_value, parse_bytes
-from disdf.forest_specs import fit_fold_model
-from disdf.level_input import float32_columns
-from disdf.parameters import InvalidParameterError
-from disdf.tree_probabilities import weighted_sum
+from disdf._utils.float32_input import float32_columns
+from disdf._utils.parameters import InvalidParameterError
+from disdf.cascade._fit_memory import (
+    LIMIT_VARIABLE,
+    InsufficientMemoryError,
+    growth_bytes_per_value,
+    parse_bytes,
+)
+from disdf.forests._compiled import FastForest, FastForestParams, forest, kernels, prediction_kernels
+from disdf.forests._compiled.forest import n_candidate_features
+from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
+from disdf.forests._specs import fit_fold_model
+from disdf.forests._tree_leaves import weighted_sum
 
 KINDS = {
     "completely_random": FastForestParams(random_splits=True, max_features=1, bootstrap=False),
@@ -156,7 +161,7 @@ def test_out_of_fold_vectors_are_those_of_the_per_tree_probabilities(data, engin
     ``probabilities`` of its held-out examples), recomputed: the same numbers."""
     X, y = data
     model = estimator(n_trees=8, max_levels=1, random_state=0, engine=engine)
-    fit = model.grow_first_level(X, y)
+    fit = model._grow_first_level(X, y)
     forests, _ = model._level_weights(fit, fit.y_code, 0)
     features = X.astype(np.float32)
     for forest_fit in forests:
@@ -221,7 +226,7 @@ def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(mo
     counts = np.full(10, 6000)
     monkeypatch.setenv(LIMIT_VARIABLE, "2.5G")
     with pytest.raises(InsufficientMemoryError) as refused:
-        model.check_fit_memory(counts, 784)
+        model._check_fit_memory(counts, 784)
     message = str(refused.value)
     assert (
         "CascadeForestClassifier(n_trees=100, max_levels=10, n_jobs=2, keep_fitted_levels='memory')"
@@ -230,10 +235,10 @@ def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(mo
     assert "60000 examples of 784 features and 10 classes" in message
     assert "trees" in message and "more than the 2.5 GiB available (DISDF_MEMORY_LIMIT" in message
     assert "keep_fitted_levels='disk' (about" in message and "would fit" in message
-    model.set_params(keep_fitted_levels="disk", fitted_levels_dir="levels").check_fit_memory(counts, 784)
+    model.set_params(keep_fitted_levels="disk", fitted_levels_dir="levels")._check_fit_memory(counts, 784)
     monkeypatch.setenv(LIMIT_VARIABLE, "10M")
     with pytest.raises(InsufficientMemoryError, match="fewer trees"):
-        model.check_fit_memory(counts, 784)
+        model._check_fit_memory(counts, 784)
     X = np.zeros((60, 784))
     with pytest.raises(InsufficientMemoryError):  # fit checks it before growing anything
         CascadeForestClassifier(n_trees=10**6).fit(X, np.arange(60) % 2)

@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.discriminative import DEFAULT_TUNE_GRID
+from disdf.cascade._discriminative import DEFAULT_TUNE_GRID
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(40, 4))

@@ -1,4 +1,4 @@
-"""Every estimator parameter is checked by its estimator's table (disdf.parameters), before any work,
+"""Every estimator parameter is checked by its estimator's table (disdf._utils.parameters), before any work,
 with scikit-learn's InvalidParameterError; the weight solvers are one registry of entries."""
 
 import numpy as np
@@ -6,8 +6,8 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.baselines import PlainForestClassifier
-from disdf.parameters import Grid, MaxFeatures, RandomSeed
+from disdf._utils.parameters import Grid, MaxFeatures, RandomSeed
+from disdf.forests._plain import PlainForestClassifier
 from tests.disdf.test_bad_estimator_inputs import PARAM_CASES, X, y
 
 ESTIMATORS = [CascadeForestClassifier, DisDFClassifier, PlainForestClassifier]

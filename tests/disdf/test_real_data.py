@@ -7,7 +7,7 @@ import pytest
 from sklearn.model_selection import train_test_split
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.datasets import DataFileError, load_dataset, load_mnist
+from disdf.datasets._loaders import DataFileError, load_dataset, load_mnist
 
 EXPECTED_SHAPES = {"parkinsons": (195, 22, 2), "ecoli": (336, 7, 8), "ionosphere": (351, 34, 2)}
 

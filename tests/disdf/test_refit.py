@@ -5,7 +5,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.forest_specs import fit_fold_model
+from disdf.forests._specs import fit_fold_model
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_fit_transform_returns_the_out_of_fold_vectors_the_cascade_scored(cls, d
     X, y, _ = data
     estimator = cls(n_trees=10, random_state=5, max_levels=1)
     vectors = estimator.fit_transform(X, y)
-    shared = cls(n_trees=10, random_state=5, max_levels=1).grow_first_level(X, y)
+    shared = cls(n_trees=10, random_state=5, max_levels=1)._grow_first_level(X, y)
     n_forests, n_classes = len(shared.forests), 3
     assert vectors.shape == (len(y), n_forests * n_classes)
     if (

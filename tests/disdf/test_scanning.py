@@ -11,11 +11,11 @@ import pytest
 from sklearn.pipeline import Pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import disdf.scanning.scanner as scanner_module
+import disdf.scanning._scanner as scanner_module
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.parameters import InvalidParameterError
+from disdf._utils.parameters import InvalidParameterError
 from disdf.scanning import MultiGrainedScanner, scanning_pipeline
-from disdf.scanning.windows import WindowGeometry, default_window_sizes
+from disdf.scanning._windows import WindowGeometry, default_window_sizes
 
 SMALL = {"n_trees": 4, "random_state": 0}
 

@@ -5,8 +5,8 @@ import pytest
 import scipy.linalg
 
 from disdf.weights import PairStatistics, WeightProblem, WeightSolverError, solve_weights
-from disdf.weights.frank_wolfe_solvers import exact_line_search, project_to_simplex, support_newton_target
-from disdf.weights.synthetic import random_pair_statistics
+from disdf.weights._frank_wolfe import exact_line_search, project_to_simplex, support_newton_target
+from disdf.weights._synthetic import random_pair_statistics
 
 # (n examples, T trees, C classes, lambda, tau, tree accuracy)
 INSTANCES = [
@@ -246,13 +246,43 @@ def test_newton_steps_add_the_optimum_s_trees_at_once():
 
 # ------------------------------------------------------------ numbers checked, not trusted
 def huge_tau_problem(solver, tau=1e300):
-    """lambda = 0 and a tau whose square overflows float64, built directly (the estimator refuses it)."""
+    """lambda = 0 and a tau whose square overflows float64. WeightProblem and SampledWeightProblem
+    refuse such a tau (the one range check, test below), so it is set past that check: the solve's own
+    guard is what is tested, for numbers that leave float64 by any other route."""
     if solver == "stochastic_frank_wolfe":
         from disdf.weights import SampledWeightProblem
 
         rng = np.random.default_rng(0)
-        return SampledWeightProblem(rng.dirichlet(np.ones(2), size=(20, 15)), np.arange(20) % 2, 0.0, tau)
-    return make_problem(20, 15, 2, 0.0, tau, 0.7)
+        problem = SampledWeightProblem(rng.dirichlet(np.ones(2), size=(20, 15)), np.arange(20) % 2, 0.0, 1.0)
+    else:
+        problem = make_problem(20, 15, 2, 0.0, 1.0, 0.7)
+    object.__setattr__(problem, "tau", tau)
+    return problem
+
+
+@pytest.mark.parametrize("problem_class", ["WeightProblem", "SampledWeightProblem"])
+def test_a_weight_problem_checks_lambda_and_tau_with_the_estimators_ranges(problem_class):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from disdf import weights
+
+    stats = make_problem(20, 15, 2, 0.0, 1.0, 0.7).stats
+    rng = np.random.default_rng(0)
+    build = {
+        "WeightProblem": lambda lam, tau: weights.WeightProblem(stats, lam, tau),
+        "SampledWeightProblem": lambda lam, tau: weights.SampledWeightProblem(
+            rng.dirichlet(np.ones(2), size=(20, 15)), np.arange(20) % 2, lam, tau
+        ),
+    }[problem_class]
+    build(weights.LAMBDA_MAX, weights.TAU_MAX)  # both ends are in range
+    with pytest.raises(
+        InvalidParameterError, match=r"tau must be a finite number in \(0, 1000\]; got 1e\+300"
+    ):
+        build(0.0, 1e300)
+    with pytest.raises(
+        InvalidParameterError, match=r"lambda_ must be a finite number in \[0, 1e\+12\]; got -1"
+    ):
+        build(-1, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -5,13 +5,13 @@ import pytest
 from scipy import stats
 
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights.stochastic_frank_wolfe import (
+from disdf.weights._stochastic_frank_wolfe import (
     PairSampler,
     SampledWeightProblem,
     sampled_hinge,
     stochastic_frank_wolfe,
 )
-from disdf.weights.synthetic import random_tree_probabilities
+from disdf.weights._synthetic import random_tree_probabilities
 
 
 def test_pairs_are_uniform_over_the_different_class_pairs():
@@ -67,7 +67,7 @@ def test_the_objective_gap_to_the_exact_optimum_is_small_and_shrinks(n_classes, 
 
 def test_pairs_are_never_enumerated(monkeypatch):
     """100,000 examples in 2 classes have 2.5e9 different-class pairs (80 GB as rows of Q at T = 4)."""
-    import disdf.weights.problem as problem_module
+    import disdf.weights._problem as problem_module
 
     monkeypatch.setattr(problem_module, "different_class_q", lambda *a: pytest.fail("enumerated every pair"))
     probabilities, y = random_tree_probabilities(100_000, 4, 2, seed=6)
@@ -135,7 +135,7 @@ def sampled_disdf(**params):
 
 
 def test_disdf_with_pair_draws_never_builds_pair_statistics(monkeypatch, digits):
-    from disdf.shared_fit import fit_sharing_first_level
+    from disdf.cascade._shared_first_level import fit_sharing_first_level
 
     def refuse(*args, **kwargs):
         raise AssertionError("the pair-sampling solver built the full pair statistics")
@@ -168,7 +168,7 @@ def test_disdf_pair_draw_weights_are_near_the_exact_optimum_of_each_fold_problem
     """Every fold model's weights, scored by the exact objective J of its own held-out pairs."""
     X, y = digits
     model = sampled_disdf(max_levels=1)
-    fit = model.grow_first_level(X, y)
+    fit = model._grow_first_level(X, y)
     y_code = fit.y_code
     forests, _ = model._level_weights(fit, y_code, 0)
     excess = []
@@ -199,7 +199,7 @@ def test_disdf_refuses_what_pair_draws_cannot_take(digits, params, message):
 def test_the_compiled_batch_equals_the_rows_of_q_of_the_drawn_pairs():
     """One-hot vectors (pure leaves) take the 0-or-2 shortcut, the others the sum over classes; the
     gradient and value equal those of the (pairs, T) rows of Q of the same draws."""
-    from disdf.weights.pair_kernels import manhattan_rows, pure_classes
+    from disdf.weights._pair_kernels import manhattan_rows, pure_classes
 
     rng = np.random.default_rng(7)
     probabilities, y = random_tree_probabilities(60, 12, 4, seed=8)

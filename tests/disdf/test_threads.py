@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from disdf.threads import run_tasks
+from disdf._utils.threads import run_tasks
 
 
 def _task(value):

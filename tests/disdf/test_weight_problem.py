@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from disdf.weights import PairStatistics, WeightProblem
-from disdf.weights.synthetic import random_tree_probabilities
+from disdf.weights._synthetic import random_tree_probabilities
 
 
 def brute_force(probabilities, y):
@@ -136,8 +136,8 @@ def test_statistics_of_some_examples_are_those_computed_on_them(seed):
 def test_q_of_one_hot_pairs_is_the_sum_over_classes_bit_for_bit():
     """Q's rows take 0 or 2 for two one-hot vectors without summing over classes: the same numbers
     as the sum (pure and impure vectors mixed, as in forests with a few impure leaves)."""
-    from disdf.weights.pair_kernels import manhattan_rows
-    from disdf.weights.problem import different_class_pairs, different_class_q
+    from disdf.weights._pair_kernels import manhattan_rows
+    from disdf.weights._problem import different_class_pairs, different_class_q
 
     rng = np.random.default_rng(3)
     probabilities, y = random_tree_probabilities(40, 30, 5, seed=4)

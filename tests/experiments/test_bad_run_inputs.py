@@ -14,7 +14,7 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from records_for_tests import a_record
 
-from disdf.datasets import DataFileError
+from disdf.datasets._loaders import DataFileError
 from experiments.running.composition import compose_config
 from experiments.running.planner import plan_run
 from experiments.running.records import RecordStore

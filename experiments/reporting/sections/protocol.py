@@ -78,9 +78,9 @@ def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]
         f"- Weight solver: `{plan.solver['name']}` with {dict(plan.solver['options'])}.",
         f"- Forests: engine `{plan.model['engine']}` "
         + (
-            "(compiled, `disdf/fast_forest/`), equivalent to scikit-learn's forests by a paired TOST, pooled "
-            "(margin ±0.5 pp) and in every cell tested (±1.5 pp): `scripts/evidence/compare_engines.py` → "
-            "`results/bench/engine_equivalence.csv`."
+            "(compiled, `disdf/forests/_compiled/`), equivalent to scikit-learn's forests by a paired TOST, "
+            "pooled (margin ±0.5 pp) and in every cell tested (±1.5 pp): "
+            "`scripts/evidence/compare_engines.py` → `results/bench/engine_equivalence.csv`."
             if plan.model["engine"] == "fast"
             else "(scikit-learn's forests)."
         )

@@ -1,0 +1,14 @@
+"""The cascade and its estimators: gcForest (:class:`CascadeForestClassifier`) and DisDF
+(:class:`DisDFClassifier`), level by level, with the disk mode and the memory check they share."""
+
+from disdf.cascade._cascade import CascadeForestClassifier
+from disdf.cascade._discriminative import DEFAULT_TUNE_GRID, DisDFClassifier, SolverFallbackWarning
+from disdf.cascade._fit_memory import InsufficientMemoryError
+
+__all__ = [
+    "DEFAULT_TUNE_GRID",
+    "CascadeForestClassifier",
+    "DisDFClassifier",
+    "InsufficientMemoryError",
+    "SolverFallbackWarning",
+]

@@ -1,0 +1,567 @@
+"""The gcForest cascade (Zhou & Feng, 2017; the paper's section 2 and its "gcF").
+
+Each level holds M forests. For each forest, K fold models are trained by
+stratified K-fold cross-validation; the out-of-fold class vectors of the
+training examples feed the next level, eq. (40), and a new example's class
+vector is the mean of the K fold models' vectors (no refit on all data).
+A forest's class vector is a weighted sum of its trees' class-probability
+vectors, eq. (41); gcForest uses w = 1/T, eq. (36). DisDF
+(:class:`disdf.DisDFClassifier`) learns w. A forest with its K fold models is
+one :class:`~disdf.cascade._forest_fit.ForestFit`; a level is a list of them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
+from disdf._utils.malloc_trim import release_free_memory
+from disdf._utils.parameters import (
+    Constraint,
+    DictParameter,
+    Float,
+    Integer,
+    OneOf,
+    RandomSeed,
+    check_parameters,
+    split_nested_params,
+)
+from disdf._utils.random_seeds import SEED_HIGH
+from disdf._utils.threads import run_tasks
+from disdf.cascade._fit_memory import _FitMemoryCheck
+from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
+from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
+from disdf.cascade._level_growth import grow_level_models
+from disdf.forests._specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.metric._pair_distances import PairDistances
+
+AUGMENTATIONS = ("cumulative", "previous")
+#: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
+TEST_VECTORS = ("fold_mean", "refit")
+
+
+def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
+    """Accuracy of argmax of the sum of a level's M class vectors (section 4, end)."""
+    return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
+
+
+class CascadeForestClassifier(
+    PairDistances, _FitMemoryCheck, ClassifierMixin, TransformerMixin, BaseEstimator
+):
+    """gcForest cascade forest (the paper's baseline, "gcF").
+
+    Parameters
+    ----------
+    n_trees : int, default=100
+        Trees per forest (the paper's T).
+    forests : list of forest specs, default=None
+        The forests of every level; None means 2 completely-random tree forests
+        and 2 random forests. See :mod:`disdf.forests._specs`.
+    n_folds : int, default=3
+        K of the K-fold cross-validation that produces class vectors.
+    max_levels : int, default=10
+        Cap on the number of levels grown.
+    patience : int, default=1
+        Stop after this many consecutive levels fail to improve the best
+        out-of-fold accuracy by more than ``tol``; levels after the best one are
+        discarded. 1 reproduces the implementation the paper modified.
+    tol : float, default=0.0
+        Minimum improvement of the level score that counts.
+    augmentation : {"cumulative", "previous"}, default="cumulative"
+        Level q's input: ``"cumulative"`` is eq. (40), (x, v^(1), ..., v^(q-1));
+        ``"previous"`` is (x, v^(q-1)), the official gcForest's choice.
+    max_depth : int or None, default=None
+        Depth limit of every tree; None grows trees fully.
+    min_samples_split : int, default=2
+        Fewest examples a node needs to be split.
+    min_samples_leaf : int, default=1
+        Fewest examples in a leaf.
+    n_jobs : int, default=None
+        Threads over the M x K fold models of a level (joblib semantics).
+        Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seeds the fold splits and every forest.
+    engine : {"fast", "sklearn", "binned"}, default="fast"
+        Who grows the trees: the compiled engine of :mod:`disdf.forests._compiled`
+        (scikit-learn's split rules, 10-100x faster on a few hundred examples)
+        or scikit-learn's forests (the reference). They are the same learner
+        by an equivalence test in every cell of the paper's protocol
+        (``scripts/evidence/compare_engines.py``), but draw different random streams,
+        so one seed gives different trees under each. ``"binned"`` is
+        ``"fast"`` with features of more than 256 distinct values split
+        between at most 255 bins of about equal counts at nodes of at least
+        64 examples (DF21's approach, for large n): on 256 examples or fewer,
+        or features of fewer values, the trees of ``"fast"``.
+    verbose : int, default=0
+        Print each level's score when > 0.
+    test_vectors : {"fold_mean", "refit"}, default="fold_mean"
+        Where a new example's class vector of a forest comes from.
+        ``"fold_mean"``: the mean over the forest's K fold models (DF21's
+        choice; no forest is grown twice). ``"refit"``: as the code the paper
+        modified (leopiney/deep-forest), one more forest per forest grown on
+        all the level's training examples, its trees averaged uniformly (that
+        code's prediction path has no per-tree vectors, so DisDF's weights
+        then shape the training vectors and the depth, not the test-time
+        vectors). The fold models, out-of-fold vectors, level scores and depth
+        are the same under both; the refit forest's seed is derived from the
+        forest's fold seeds, so no other random draw moves.
+    keep_fitted_levels : {"memory", "disk"}, default="memory"
+        Where the fitted levels' trees live. ``"disk"`` (compiled engines):
+        each level's node arrays are written to ``fitted_levels_dir`` once it
+        is fitted and read back memory-mapped, so fit and predict hold one
+        level's trees at a time (DF21's partial mode; :mod:`disdf.cascade._fitted_levels`).
+        The same trees and predictions.
+    fitted_levels_dir : str or path, default=None
+        The folder ``keep_fitted_levels="disk"`` writes (required there; its
+        files must outlive the fitted estimator); None with ``"memory"``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_levels_ : int
+        Levels kept (up to the best-scoring one).
+    level_scores_ : list of float
+        Out-of-fold accuracy of every level grown, including discarded ones.
+    levels_ : list of CascadeLevel
+        The kept levels.
+    weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
+        Tree weights of every fold model (uniform for gcForest).
+    n_features_in_ : int
+        Number of features seen at fit.
+
+    See Also
+    --------
+    disdf.DisDFClassifier : the same cascade with learned tree weights.
+
+    References
+    ----------
+    .. [1] Z.-H. Zhou and J. Feng, "Deep Forest: Towards an Alternative to Deep Neural
+       Networks", Proceedings of IJCAI 2017, pp. 3553-3559; extended as "Deep forest",
+       National Science Review 6(1), 74-86, 2019.
+    .. [2] L. V. Utkin and M. A. Ryabinin, "Discriminative Metric Learning with Deep
+       Forest", International Journal on Artificial Intelligence Tools, 2019.
+       arXiv:1705.09620 (its baseline "gcF").
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import train_test_split
+    >>> from disdf import CascadeForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=0)
+    >>> model = CascadeForestClassifier(n_trees=20, random_state=0).fit(X_train, y_train)
+    >>> model.n_levels_ >= 1 and len(model.level_scores_) >= model.n_levels_
+    True
+    >>> model.predict(X_test[:3]).shape
+    (3,)
+    >>> model.score(X_test, y_test) > 0.85
+    True
+    >>> model.transform(X_test[:3]).shape  # 4 forests x 3 classes: the learned representation
+    (3, 12)
+    """
+
+    def __init__(
+        self,
+        *,
+        n_trees: int = 100,
+        forests: Sequence[str | Mapping[str, Any]] | None = None,
+        n_folds: int = 3,
+        max_levels: int = 10,
+        patience: int = 1,
+        tol: float = 0.0,
+        augmentation: str = "cumulative",
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        engine: str = "fast",
+        verbose: int = 0,
+        test_vectors: str = "fold_mean",
+        keep_fitted_levels: str = "memory",
+        fitted_levels_dir: str | os.PathLike | None = None,
+    ) -> None:
+        self.n_trees = n_trees
+        self.forests = forests
+        self.n_folds = n_folds
+        self.max_levels = max_levels
+        self.patience = patience
+        self.tol = tol
+        self.augmentation = augmentation
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.engine = engine
+        self.verbose = verbose
+        self.test_vectors = test_vectors
+        self.keep_fitted_levels = keep_fitted_levels
+        self.fitted_levels_dir = fitted_levels_dir
+
+    # ------------------------------------------------------------------ checks
+    #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work, in this
+    #: order: a constraint that reads another parameter (forests reads engine) comes after it.
+    _parameter_table: ClassVar[dict[str, Constraint]] = {
+        "n_trees": Integer(1),
+        "n_folds": Integer(2),
+        "max_levels": Integer(1),
+        "patience": Integer(1),
+        "tol": Float(0.0),
+        "augmentation": OneOf(AUGMENTATIONS),
+        "max_depth": Integer(1, none=True),
+        "min_samples_split": Integer(2),
+        "min_samples_leaf": Integer(1),
+        "n_jobs": Integer(none=True, forbid=(0,)),
+        "random_state": RandomSeed(),
+        "engine": OneOf(ENGINES),
+        "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
+        "test_vectors": OneOf(TEST_VECTORS),
+        "forests": ForestSpecs(),
+        "keep_fitted_levels": KeepFittedLevels(),
+        "fitted_levels_dir": LevelsFolder(),
+    }
+
+    #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
+    _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
+
+    def set_params(self, **params: Any) -> CascadeForestClassifier:
+        """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
+        GridSearchCV passes ``solver_options__tol``): the parameter becomes a copy of its dict
+        (None: of its default) with that entry. ``name__key`` for a parameter that is neither a
+        dict parameter nor an estimator raises a ValueError naming it (scikit-learn would call
+        ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails."""
+        owner = type(self).__name__
+        plain, entries = split_nested_params(
+            owner, params, self._get_param_names(), self.get_params(deep=False), self._dict_parameters
+        )
+        updated = {
+            name: self._dict_parameters[name].updated(
+                owner, name, plain.get(name, getattr(self, name)), values
+            )
+            for name, values in entries.items()
+        }
+        super().set_params(**plain)
+        for name, value in updated.items():
+            setattr(self, name, value)
+        return self
+
+    def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
+        """Check every parameter against the table (InvalidParameterError naming the first wrong one);
+        return the level's forests as ``(kind, extra_params)``."""
+        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
+        return parse_forest_specs(self.forests, self.engine)
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "levels_")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, X, y) -> CascadeForestClassifier:
+        """Grow the cascade level by level until the out-of-fold accuracy stops improving.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        return self._fit_with_first_level(X, y, None)
+
+    def _fit_with_first_level(self, X, y, first_level: LevelFit | None) -> CascadeForestClassifier:
+        """:meth:`fit`, with level 1 taken from ``first_level`` when given: a level grown by
+        :meth:`_grow_first_level` of an estimator that agrees with this one on the parameters that
+        decide level 1 (:data:`~disdf.cascade._shared_first_level.LEVEL_ONE_PARAMS`) and has at least
+        as many trees. Its first ``n_trees`` trees are used instead of growing level 1 again; the
+        result is exactly that of ``fit(X, y)`` (:func:`~disdf.cascade._shared_first_level.fit_sharing_first_level`)."""
+        self._fit(*self._prepare_fit(X, y), first_level=first_level)
+        del self._training_vectors  # only fit_transform returns them: a fitted model stays small
+        return self
+
+    def _grow_first_level(self, X, y) -> LevelFit:
+        """Grow level 1's fold models as :meth:`fit` would, before any weights: to share.
+
+        Several estimators that differ only in ``n_trees``, the method or what decides later
+        levels grow the same level 1 from the same seeds; it is grown once at the largest
+        ``n_trees`` and passed to each one's :meth:`_fit_with_first_level`."""
+        X, y_code, specs, rng, tree_params = self._prepare_fit(X, y)
+        return self._fit_level_trees(X, y_code, specs, rng, tree_params)
+
+    def _prepare_fit(self, X, y):
+        """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
+        specs = self._validate_hyperparameters()
+        X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
+        check_float32_range(X)
+        X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
+        check_classification_targets(y)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        n_samples = X.shape[0]
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"The target y must have at least 2 classes; got only one class ({self.classes_[0]!r})"
+            )
+        if n_samples < self.n_folds:
+            raise ValueError(
+                f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
+                "K-fold class vectors need at least one example per fold"
+            )
+        self._check_fit_memory(np.bincount(y_code), X.shape[1])
+        tree_params = {
+            "max_depth": self.max_depth,
+            "min_samples_split": self.min_samples_split,
+            "min_samples_leaf": self.min_samples_leaf,
+        }
+        return X, y_code, specs, check_random_state(self.random_state), tree_params
+
+    def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
+        """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
+        n_samples = X.shape[0]
+        levels: list[CascadeLevel] = []
+        scores: list[float] = []
+        previous_vectors: list[np.ndarray] = []
+        best, stalled = -np.inf, 0
+        for level_index in range(self.max_levels):
+            features = self._level_input(X, previous_vectors)
+            if level_index == 0 and first_level is not None:
+                fit = self._take_first_level(first_level, specs, rng)
+            else:
+                fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
+            forests, info = self._level_weights(fit, y_code, level_index)
+            oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
+            score = level_accuracy(oof, y_code)
+            scores.append(score)
+            levels.append(CascadeLevel(forests=[forest.fitted() for forest in forests], info=info))
+            if self.keep_fitted_levels == "disk":  # its trees leave memory before the next level grows
+                store_level(levels[-1].models, self.fitted_levels_dir, level_index)
+            previous_vectors.append(np.hstack(oof))
+            # The level's held-out (n, T, C) probabilities are spent: free them before the next
+            # level grows (on all of MNIST they are 1.9 GB per level).
+            freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
+            del fit, forests, oof, features
+            release_free_memory(
+                freed
+            )  # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
+            if self.verbose:
+                print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
+            if score > best + self.tol:
+                best, stalled = score, 0
+                n_keep = level_index + 1
+            else:
+                stalled += 1
+                if stalled >= self.patience:
+                    break
+            if score == 1.0:
+                break  # nothing left to improve
+
+        self.levels_ = levels[:n_keep]
+        # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
+        self._training_vectors = previous_vectors[n_keep - 1]
+        if self.test_vectors == "refit":
+            inputs = [self._level_input(X, previous_vectors[:q]) for q in range(n_keep)]
+            for level, features in zip(self.levels_, inputs, strict=True):
+                level.refit_models = self._refit_forests(level, features, y_code, specs, tree_params)
+        self.n_levels_ = n_keep
+        self.level_scores_ = scores
+        self.weights_ = [level.weights for level in self.levels_]
+        return self
+
+    def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
+        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation, as the float32 values
+        the trees read (the same values as the float64 columns converted, without a float64 copy)."""
+        if self.augmentation == "previous":
+            previous_vectors = previous_vectors[-1:]
+        return float32_columns([X, *previous_vectors])
+
+    def _draw_level_seeds(self, specs, rng) -> tuple[int, np.ndarray]:
+        # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
+        split_seed = int(rng.randint(SEED_HIGH))
+        return split_seed, rng.randint(SEED_HIGH, size=(len(specs), self.n_folds))
+
+    def _fit_level_trees(self, features, y_code, specs, rng, tree_params) -> LevelFit:
+        split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
+        splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
+        folds = list(splitter.split(features, y_code))
+        # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
+        # converting once here, not per fold model, halves every fold's copy of the training rows.
+        features = np.asarray(features, dtype=np.float32)
+        models = grow_level_models(
+            specs,
+            self.engine,
+            features,
+            y_code,
+            folds,
+            forest_seeds,
+            self.n_jobs,
+            n_classes=len(self.classes_),
+            n_trees=self.n_trees,
+            tree_params=tree_params,
+        )
+        forests = [
+            ForestFit(
+                kind=kind,
+                models=[model for model, _ in models[m]],
+                held_out=[held_out for _, held_out in models[m]],
+                seeds=tuple(int(seed) for seed in forest_seeds[m]),
+            )
+            for m, (kind, _) in enumerate(specs)
+        ]
+        return LevelFit(folds=folds, split_seed=split_seed, forests=forests, y_code=y_code)
+
+    def _refit_forests(self, level: CascadeLevel, features, y_code, specs, tree_params) -> list[FoldModel]:
+        """``test_vectors="refit"``: each forest grown once more on all the level's examples. Its seed
+        comes from the forest's fold seeds (not from the estimator's stream, which stays untouched)."""
+        features = np.asarray(features, dtype=np.float32)
+        seeds = [
+            int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & SEED_HIGH)
+            for forest in level.forests
+        ]
+        return run_tasks(
+            (
+                partial(
+                    fit_fold_model,
+                    kind,
+                    params,
+                    self.engine,
+                    features,
+                    y_code,
+                    random_state=seed,
+                    n_classes=len(self.classes_),
+                    n_trees=self.n_trees,
+                    tree_params=tree_params,
+                )
+                for (kind, params), seed in zip(specs, seeds, strict=True)
+            ),
+            self.n_jobs,
+        )
+
+    def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
+        """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
+        split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
+        if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
+            raise ValueError("the shared first level was grown with other seeds than this estimator's")
+        if shared.n_trees < self.n_trees:
+            raise ValueError(
+                f"the shared first level has {shared.n_trees} trees per forest < n_trees={self.n_trees}"
+            )
+        return shared.first(self.n_trees)
+
+    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
+        """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""
+        forests = [
+            forest.with_weights([np.full(held.n_trees, 1.0 / held.n_trees) for held in forest.held_out])
+            for forest in fit.forests
+        ]
+        return forests, {}
+
+    # ----------------------------------------------------------------- predict
+    def _last_level_input(self, X) -> np.ndarray:
+        """The last kept level's input for new examples: x and the earlier levels' vectors, eq. (40)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=INPUT_DTYPES)
+        check_float32_range(X)
+        X = as_float32(X)
+        previous_vectors: list[np.ndarray] = []
+        for level in self.levels_[:-1]:
+            previous_vectors.append(self._level_vectors(level, self._level_input(X, previous_vectors)))
+        return self._level_input(X, previous_vectors)
+
+    def _last_class_vectors(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        return self._level_vectors(self.levels_[-1], self._last_level_input(X))
+
+    def _level_vectors(self, level: CascadeLevel, features: np.ndarray) -> np.ndarray:
+        """A level's class vectors of new examples; on disk, its trees' pages are then let go."""
+        vectors = level.class_vectors(features, self.n_jobs)
+        if self.keep_fitted_levels == "disk":
+            release_level(level.models)
+        return vectors
+
+    def fit_transform(self, X, y) -> np.ndarray:
+        """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.
+
+        As scikit-learn's cross-fitted transformers (``TargetEncoder``,
+        ``StackingClassifier``) do: ``fit(X, y).transform(X)`` would give
+        in-sample vectors, from fold models that trained on those very
+        examples (for DisDF also from weights fitted on their labels), which
+        overstate their quality. These are the vectors the cascade itself
+        scored the level with and fed to the next one: each from the fold
+        model that never saw the example, and for DisDF with
+        ``weight_fitting="cross_fit"`` weights that never saw its label.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, M * n_classes)
+        """
+        self._fit(*self._prepare_fit(X, y))
+        vectors = self._training_vectors
+        del self._training_vectors
+        return vectors
+
+    def transform(self, X) -> np.ndarray:
+        """The learned representation v: the last kept level's M concatenated class vectors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, M * n_classes)
+            Each forest's class vector (eq. (41), the mean over its K fold
+            models), forest after forest.
+        """
+        return self._last_class_vectors(X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Sum of the last level's class vectors, normalised to sum to 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        vectors = self._last_class_vectors(X)
+        n_classes = len(self.classes_)
+        total = vectors.reshape(vectors.shape[0], -1, n_classes).sum(axis=1)
+        return total / total.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """Class with the largest sum of the last level's class vectors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

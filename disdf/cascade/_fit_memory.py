@@ -1,0 +1,256 @@
+"""What a cascade fit needs in memory, estimated and checked before any tree is grown.
+
+A fit that cannot fit is refused at once with the estimate and what would fit,
+instead of being killed by the system an hour into growing trees. The estimate
+(:func:`fit_memory`) adds, for n training examples of d features, C classes,
+M forests of T trees and K folds:
+
+* the process: :data:`PROCESS_BYTES` for the interpreter, numpy, scikit-learn and the
+  compiled kernels (measured before a full-MNIST fit, without its images);
+
+* the input: X and the level input (float32, the last level's width);
+* growing: the fold models grown at once (one per job; fold-major, :mod:`disdf.cascade._level_growth`),
+  each fold's training rows feature-major once, shared by its forests (float32 from
+  :data:`~disdf.forests._compiled.forest.FLOAT32_GROWTH_VALUES` values on, else float64), and per
+  best-split forest its presorted order (int32) and value codes (uint8);
+* the held-out leaf rows of a level, ``(n, T)`` int32 per forest
+  (:class:`~disdf.forests._tree_leaves.TreeLeaves`), and for DisDF with an exact weight
+  solver the rows Q_ij (length T, float64) of one fold model's different-class pairs, eq. (72);
+* the trees: :data:`NODE_BYTES` per node, a fully grown tree on m training examples
+  taking :data:`NODES_PER_EXAMPLE` m nodes (measured on MNIST, 40,000 images:
+  completely-random trees 0.55 m, random forests on bootstraps 0.09 m), for every level
+  the cascade may keep (``max_levels``), or one with ``keep_fitted_levels="disk"``.
+
+The available memory is the system's (``MemAvailable``) unless the environment
+variable :data:`LIMIT_VARIABLE` sets it (bytes, or with a K, M or G suffix).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import numpy as np
+from joblib import effective_n_jobs
+
+from disdf.forests._compiled.forest import FLOAT32_GROWTH_VALUES
+from disdf.forests._specs import parse_forest_specs
+
+#: The process before any data (measured: 0.3 GiB on Linux, Python 3.11).
+PROCESS_BYTES = int(0.3 * 2**30)
+#: Bytes of a fitted node: feature (int16), threshold (float32), two child codes relative to the tree's
+#: root (int16 while a tree has at most 32,768 nodes, as on all of MNIST; else int32, 14 bytes).
+NODE_BYTES = 10
+#: Nodes of a fully grown tree per training example of its fold model, by forest kind (MNIST).
+NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09}
+#: The environment variable that sets the memory a fit may take, instead of the system's.
+LIMIT_VARIABLE = "DISDF_MEMORY_LIMIT"
+GIB = 2**30
+
+
+class InsufficientMemoryError(MemoryError):
+    """A fit whose estimated memory exceeds what the machine has available."""
+
+
+@dataclass(frozen=True)
+class FitMemory:
+    """Bytes a fit needs at its peak, by part (see the module docstring)."""
+
+    process: int
+    inputs: int
+    growing: int
+    held_out_leaves: int
+    pair_rows: int
+    trees: int
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, part.name) for part in fields(self))
+
+    def describe(self) -> str:
+        names = {"held_out_leaves": "held-out leaf rows", "pair_rows": "pair rows Q_ij"}
+        return ", ".join(
+            f"{names.get(part.name, part.name)} {getattr(self, part.name) / GIB:.3g} GiB"
+            for part in fields(self)
+            if getattr(self, part.name)
+        )
+
+
+@dataclass(frozen=True)
+class FitShape:
+    """What the estimate reads: the data's size and the cascade's settings."""
+
+    n_samples: int
+    n_features: int
+    n_classes: int
+    n_trees: int
+    kinds: tuple[str, ...]  # the level's forest kinds
+    n_folds: int
+    max_levels: int
+    n_jobs: int
+    augmentation: str = "cumulative"
+    max_depth: int | None = None
+
+
+def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> int:
+    """Different-class pairs among one fold model's held-out examples (a stratified 1/K of each class)."""
+    per_fold = np.asarray(class_counts, dtype=float) / n_folds
+    total = per_fold.sum()
+    return int((total**2 - np.sum(per_fold**2)) / 2)
+
+
+def nodes_per_tree(kind: str, n_train: int, max_depth: int | None) -> float:
+    """Estimated nodes of one tree of the kind on n_train examples (fewer than n_train in any tree)."""
+    nodes = NODES_PER_EXAMPLE.get(kind, 1.0) * n_train
+    return max(1.0, nodes if max_depth is None else min(nodes, 2.0**max_depth - 1))
+
+
+def growth_bytes_per_value(kinds: tuple[str, ...], n_folds: int, n_tasks: int, value_bytes: int) -> int:
+    """Bytes per training value of the fold models grown at once: the most that ``n_tasks`` consecutive
+    tasks of the fold-major order hold, one feature-major copy per fold among them (``value_bytes`` per
+    value) and per random forest its presorted order and codes (5)."""
+    order = [(k, kind) for k in range(n_folds) for kind in kinds]
+    windows = (order[start : start + n_tasks] for start in range(max(1, len(order) - n_tasks + 1)))
+    return max(
+        value_bytes * len({k for k, _ in window}) + 5 * sum(kind == "random_forest" for _, kind in window)
+        for window in windows
+    )
+
+
+def fit_memory(shape: FitShape, pair_rows: int = 0, kept_levels: int | None = None) -> FitMemory:
+    """The estimated peak of a fit (module docstring); ``kept_levels``: levels whose trees are held
+    at once (default ``max_levels``); ``pair_rows``: Q rows held at once."""
+    s = shape
+    n_forests = len(s.kinds)
+    width = s.n_features + n_forests * s.n_classes * (
+        (s.max_levels - 1) if s.augmentation == "cumulative" else min(1, s.max_levels - 1)
+    )
+    n_train = s.n_samples - s.n_samples // s.n_folds
+    value_bytes = 4 if n_train * width >= FLOAT32_GROWTH_VALUES else 8
+    tasks = max(1, min(s.n_jobs, n_forests * s.n_folds))
+    level_nodes = s.n_folds * s.n_trees * sum(nodes_per_tree(kind, n_train, s.max_depth) for kind in s.kinds)
+    return FitMemory(
+        process=PROCESS_BYTES,
+        inputs=4 * s.n_samples * (s.n_features + width),
+        growing=n_train * width * growth_bytes_per_value(s.kinds, s.n_folds, tasks, value_bytes),
+        held_out_leaves=4 * n_forests * s.n_samples * s.n_trees,
+        pair_rows=8 * pair_rows * s.n_trees,
+        trees=int(NODE_BYTES * level_nodes * (s.max_levels if kept_levels is None else kept_levels)),
+    )
+
+
+def parse_bytes(text: str) -> int:
+    """'3G', '512M', '100K' or a number of bytes, as bytes."""
+    text = text.strip().upper().removesuffix("B").removesuffix("I")
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(text[-1:], 1)
+    try:
+        return int(float(text[:-1] if scale > 1 else text) * scale)
+    except ValueError:
+        raise ValueError(f"{LIMIT_VARIABLE}={text!r} is not a size such as 3G, 512M or 1000000") from None
+
+
+def available_memory_bytes() -> int | None:
+    """Memory a fit may take: :data:`LIMIT_VARIABLE` if set, else the system's (Linux MemAvailable;
+    elsewhere physical memory), or None."""
+    if os.environ.get(LIMIT_VARIABLE):
+        return parse_bytes(os.environ[LIMIT_VARIABLE])
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fit_memory(
+    memory: FitMemory,
+    what: str,
+    remedies: list[tuple[str, FitMemory]],
+    otherwise: str,
+    available: int | None = None,
+) -> None:
+    """Raise :class:`InsufficientMemoryError` if ``memory`` exceeds the available memory, naming the
+    estimate by part and the first of ``remedies`` (a setting and its estimate) that fits, else
+    ``otherwise``."""
+    available = available_memory_bytes() if available is None else available
+    if available is None or memory.total <= available:
+        return
+    fitting = [
+        f"{setting} (about {alternative.total / GIB:.3g} GiB) would fit"
+        for setting, alternative in remedies
+        if alternative.total <= available
+    ]
+    raise InsufficientMemoryError(
+        f"{what}: the fit needs about {memory.total / GIB:.3g} GiB ({memory.describe()}), more than "
+        f"the {available / GIB:.3g} GiB available ({LIMIT_VARIABLE} sets the limit); "
+        f"{fitting[0] if fitting else otherwise}"
+    )
+
+
+def check_estimator_memory(
+    estimator: Any, class_counts: np.ndarray, n_features: int, available: int | None = None
+) -> None:
+    """:func:`check_fit_memory` of a cascade estimator's fit on data of these class counts and features
+    (:meth:`_FitMemoryCheck._check_fit_memory`), with the settings that would fit."""
+    e = estimator
+    counts = np.asarray(class_counts)
+    kinds = tuple(kind for kind, _ in parse_forest_specs(e.forests, e.engine))
+    shape = FitShape(
+        int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
+        effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth,
+    )  # fmt: skip
+    pairs, kept = e._pair_rows(counts), 1 if e.keep_fitted_levels == "disk" else e.max_levels
+    one_job = replace(shape, n_jobs=1)
+    check_fit_memory(
+        fit_memory(shape, pairs, kept),
+        f"{type(e).__name__}(n_trees={e.n_trees}, max_levels={e.max_levels}, n_jobs={e.n_jobs}, "
+        f"keep_fitted_levels={e.keep_fitted_levels!r}) on {int(counts.sum())} examples of "
+        f"{n_features} features and {len(counts)} classes",
+        [
+            ("keep_fitted_levels='disk'", fit_memory(shape, pairs, 1)),
+            ("n_jobs=1", fit_memory(one_job, pairs, kept)),
+            ("keep_fitted_levels='disk' and n_jobs=1", fit_memory(one_job, pairs, 1)),
+        ],
+        e._memory_remedy(),
+        available,
+    )
+
+
+class _FitMemoryCheck:
+    """The cascades' check of a fit's memory before any tree grows (a mixin, as
+    :class:`disdf.metric._pair_distances.PairDistances` is; DisDF adds its pair rows Q_ij)."""
+
+    def _check_fit_memory(
+        self, class_counts: np.ndarray, n_features: int = 0, available: int | None = None
+    ) -> None:
+        """Refuse, before any tree is grown, a fit whose estimated peak exceeds the available memory.
+
+        Parameters
+        ----------
+        class_counts : array of shape (n_classes,)
+            Training examples per class.
+        n_features : int, default=0
+            Features of X.
+        available : int, default=None
+            Bytes available; None reads :func:`disdf.cascade._fit_memory.available_memory_bytes`
+            (the environment variable ``DISDF_MEMORY_LIMIT``, else the system's).
+
+        Raises
+        ------
+        disdf.cascade._fit_memory.InsufficientMemoryError
+            Naming the estimate by part and a setting that would fit.
+        """
+        check_estimator_memory(self, class_counts, n_features, available)
+
+    def _pair_rows(self, class_counts: np.ndarray) -> int:
+        """Rows Q_ij a fit holds at once: none without learned weights."""
+        return 0
+
+    def _memory_remedy(self) -> str:
+        return "fewer trees (n_trees), levels (max_levels) or training examples would fit"

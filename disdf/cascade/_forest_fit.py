@@ -1,0 +1,215 @@
+"""One forest of a cascade level, with its K fold models: the fold wrapper (DF21's idea).
+
+A level holds M forests. Each forest is grown K times by stratified K-fold
+cross-validation: fold model k is trained on the other folds and predicts the
+examples of fold k, which it never saw. :class:`ForestFit` keeps, for one
+forest, everything those K models give:
+
+* ``models`` (per-tree class probabilities of any X, either engine),
+* ``held_out`` (fold k's examples' per-tree probabilities, (n_k, T, C), kept as
+  leaf rows: :class:`~disdf.forests._tree_leaves.TreeLeaves`),
+* ``seeds`` (fold model k's seed) and, for DisDF, the pair statistics
+  (π, Q) of each held-out set,
+* ``weights`` (the tree weights w of each fold model, once learned).
+
+From these it gives the training examples' out-of-fold class vectors, eq. (41),
+and a new example's class vector (the mean over the K fold models).
+:class:`LevelFit` is a level: the folds shared by its forests, the split seed
+and the list of forests. :class:`CascadeLevel` is a level the fitted cascade
+keeps: its forests, without the held-out probabilities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+
+from disdf._utils.threads import run_tasks
+from disdf.forests._compiled import FastForest
+from disdf.forests._tree_leaves import LeafTable, TreeLeaves
+from disdf.weights import PairStatistics
+
+#: A fold model: per-tree class probabilities of a fitted forest, either engine.
+FoldModel = LeafTable | FastForest
+Folds = list[tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass
+class ForestFit:
+    """One forest of a level: its K fold models and what they give (see the module docstring)."""
+
+    kind: str
+    models: list[FoldModel]  # [fold]
+    held_out: list[TreeLeaves]  # [fold] -> (n_held_out, T, C) as leaf rows; empty once the level is fitted
+    seeds: tuple[int, ...]  # [fold]
+    pair_statistics: list[PairStatistics] | None = None  # [fold], for the exact weight solvers
+    weights: list[np.ndarray] | None = None  # [fold] -> (T,), once learned
+    #: [fold] -> [(positions in the fold's held-out set, their weights)]: cross-fitted out-of-fold
+    #: weights, fitted without those examples' labels; None: ``weights`` for every held-out example.
+    out_of_fold_weights: list[list[tuple[np.ndarray, np.ndarray]]] | None = None
+
+    @property
+    def n_trees(self) -> int:
+        return self.held_out[0].n_trees
+
+    def first(self, n_trees: int) -> ForestFit:
+        """The same forest restricted to its first ``n_trees`` trees (exact: the first T trees of a
+        forest are the T-tree forest with the same seed)."""
+        stats = self.pair_statistics
+        return replace(
+            self,
+            models=[model.first(n_trees) for model in self.models],
+            held_out=[held.first(n_trees) for held in self.held_out],
+            pair_statistics=None if stats is None else [s.first(n_trees) for s in stats],
+            weights=None,
+            out_of_fold_weights=None,
+        )
+
+    def with_weights(self, weights: list[np.ndarray]) -> ForestFit:
+        return replace(self, weights=list(weights), out_of_fold_weights=None)
+
+    def with_out_of_fold_weights(self, parts: list[list[tuple[np.ndarray, np.ndarray]]]) -> ForestFit:
+        return replace(self, out_of_fold_weights=parts)
+
+    def out_of_fold_vectors(self, folds: Folds, n_examples: int) -> np.ndarray:
+        """The n training examples' class vectors, each from the fold model that never saw it, eq. (41).
+
+        Summed from the leaf rows (:meth:`~disdf.forests._tree_leaves.TreeLeaves.weighted_sum`), without
+        making their (n_k, T, C) probabilities."""
+        n_classes = self.held_out[0].n_classes
+        vectors = np.empty((n_examples, n_classes))
+        if self.out_of_fold_weights is None:
+            for (_, test), held, w in zip(folds, self.held_out, self.weights, strict=True):
+                vectors[test] = held.weighted_sum(w)
+            return vectors
+        for (_, test), held, parts in zip(folds, self.held_out, self.out_of_fold_weights, strict=True):
+            for positions, w in parts:
+                vectors[test[positions]] = held[positions].weighted_sum(w)
+        return vectors
+
+    def class_vectors(self, X: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
+        """New examples' class vectors of this forest: the mean over its K fold models of
+        sum_t w_t p^(t), eq. (41), shape (n_examples, n_classes)."""
+        return np.mean(fold_model_vectors([self], X, n_jobs), axis=0)
+
+    def fitted(self) -> ForestFit:
+        """What prediction keeps: the fold models and their weights (the held-out leaf rows are spent)."""
+        return replace(self, held_out=[], pair_statistics=None, out_of_fold_weights=None)
+
+
+def pair_statistics(held: TreeLeaves, y: np.ndarray) -> PairStatistics:
+    """π and Q of one fold model's held-out examples (their (n_k, T, C) probabilities made in the task)."""
+    return PairStatistics.from_tree_probabilities(held.probabilities(), y)
+
+
+def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
+    """Every fold model's weighted class vectors of X (forest-major), computed in parallel."""
+    return run_tasks(
+        (
+            partial(model.weighted_probabilities, X, w)
+            for forest in forests
+            for model, w in zip(forest.models, forest.weights, strict=True)
+        ),
+        n_jobs,
+    )
+
+
+@dataclass
+class LevelFit:
+    """A level's trees, grown: the folds its forests share, the split seed, the forests, and the
+    training labels (as class codes) the held-out sets are scored against."""
+
+    folds: Folds
+    split_seed: int
+    forests: list[ForestFit]
+    y_code: np.ndarray
+
+    @property
+    def n_trees(self) -> int:
+        return self.forests[0].n_trees
+
+    @property
+    def seed_key(self) -> tuple[int, tuple[tuple[int, ...], ...]]:
+        """The level's seeds as a comparable value: (split seed, every fold model's seed)."""
+        return self.split_seed, tuple(forest.seeds for forest in self.forests)
+
+    def first(self, n_trees: int) -> LevelFit:
+        """The same level restricted to every forest's first ``n_trees`` trees."""
+        if n_trees == self.n_trees:
+            return self
+        return replace(self, forests=[forest.first(n_trees) for forest in self.forests])
+
+    def memoize_leaves(self) -> None:
+        """Let the levels taken from this one by ``first(T)`` route new examples through its trees
+        once between them (fast-engine fold models; :mod:`disdf.forests._compiled.leaf_memo`)."""
+        for forest in self.forests:
+            for model in forest.models:
+                if hasattr(model, "memoize_leaves"):
+                    model.memoize_leaves()
+
+    def compute_pair_statistics(self, n_jobs: int | None = None) -> None:
+        """π and Q of every fold model's held-out examples, computed once for the whole level."""
+        y_code = self.y_code
+        missing = [forest for forest in self.forests if forest.pair_statistics is None]
+        if not missing:
+            return
+        stats = run_tasks(
+            (
+                partial(pair_statistics, held, y_code[test])
+                for forest in missing
+                for held, (_, test) in zip(forest.held_out, self.folds, strict=True)
+            ),
+            n_jobs,
+        )
+        n_folds = len(self.folds)
+        for m, forest in enumerate(missing):
+            forest.pair_statistics = stats[m * n_folds : (m + 1) * n_folds]
+
+
+@dataclass
+class CascadeLevel:
+    """A fitted level: its M forests (each with K fold models and their tree weights)."""
+
+    forests: list[ForestFit]
+    info: dict[str, Any] = field(default_factory=dict)
+    #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
+    refit_models: list[FoldModel] | None = None
+
+    @property
+    def models(self) -> list[FoldModel]:
+        """Every fold model of the level, forest after forest."""
+        return [model for forest in self.forests for model in forest.models]
+
+    @property
+    def weights(self) -> list[list[np.ndarray]]:
+        """[forest][fold] -> (T,) tree weights."""
+        return [forest.weights for forest in self.forests]
+
+    def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
+        """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
+
+        A forest's vector is the mean over its K fold models of eq. (41), or,
+        with refit models, the uniform mean of the refit forest's trees.
+        """
+        if self.refit_models is not None:
+            return np.hstack(
+                run_tasks(
+                    (
+                        partial(
+                            model.weighted_probabilities,
+                            features,
+                            np.full(model.n_trees, 1.0 / model.n_trees),
+                        )
+                        for model in self.refit_models
+                    ),
+                    n_jobs,
+                )
+            )
+        # one parallel pass over every fold model of the level, then each forest's mean
+        vectors = fold_model_vectors(self.forests, features, n_jobs)
+        bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
+        return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])

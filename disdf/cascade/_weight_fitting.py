@@ -1,0 +1,278 @@
+"""Fitting one DisDF level's tree weights: eq. (70)-(72) for every fold model, at each grid point (λ, τ).
+
+A fold model's weights w minimise J(w) of eq. (70)-(72) over the pairs of its held-out examples
+(:class:`FoldProblem`). With ``weight_fitting="cross_fit"`` each held-out set is also cut into parts
+and each part's out-of-fold vectors get the weights fitted on the other parts
+(:class:`CrossFitPart`), so that no example's vector uses weights that saw its label. Every solve
+is one task (:class:`Solve`) that builds its problem where it runs, so a problem's arrays live
+only while it is solved. :class:`WeightFitting` holds the estimator's solver settings and runs
+one grid point of a level (:class:`PointWeights`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+from sklearn.model_selection import KFold
+
+from disdf._utils.threads import run_tasks
+from disdf.cascade._cascade import level_accuracy
+from disdf.cascade._forest_fit import ForestFit, LevelFit
+from disdf.forests._tree_leaves import TreeLeaves
+from disdf.weights import (
+    PairStatistics,
+    SampledWeightProblem,
+    WeightProblem,
+    WeightSolution,
+    WeightSolverError,
+    reads_pair_statistics,
+    solve_weights,
+)
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """λ of eq. (70) and τ of eq. (72): one point of the grid a level tries."""
+
+    lambda_: float
+    tau: float
+
+
+class ProblemSource(Protocol):
+    """Whatever builds one weight problem for a grid point, and names where it is for errors."""
+
+    where: str
+
+    def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem: ...
+
+
+@dataclass(frozen=True)
+class FoldProblem:
+    """One fold model's problem over all its held-out examples: from their pair statistics (π, Q)
+    for the exact solvers, or from their probabilities and labels for the pair-sampling ones
+    (pairs drawn with the fold model's seed)."""
+
+    where: str
+    held: TreeLeaves
+    labels: np.ndarray
+    seed: int
+    stats: PairStatistics | None = None
+
+    def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
+        if self.stats is not None:
+            return WeightProblem(self.stats, point.lambda_, point.tau)
+        return SampledWeightProblem(
+            self.held.probabilities(), self.labels, point.lambda_, point.tau, random_state=self.seed
+        )
+
+
+@dataclass(frozen=True)
+class CrossFitPart:
+    """One solve of a cross-fitting pass: fold model ``fold`` of forest ``forest`` fitted on the
+    held-out examples at ``fitting`` (positions in its held-out set); its weights go to ``part``."""
+
+    forest: int
+    fold: int
+    part: np.ndarray
+    fitting: np.ndarray
+    where: str
+    held: TreeLeaves  # the fold model's whole held-out set
+    fold_labels: np.ndarray  # its labels
+    seed: int
+    exact: bool
+    whole_stats: PairStatistics | None  # the whole set's (π, Q), whose pairs include the part's
+
+    def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
+        probabilities = self.held[self.fitting].probabilities()
+        labels = self.fold_labels[self.fitting]
+        if not self.exact:
+            return SampledWeightProblem(
+                probabilities, labels, point.lambda_, point.tau, random_state=self.seed
+            )
+        stats = (
+            PairStatistics.from_tree_probabilities(probabilities, labels)
+            if self.whole_stats is None
+            else self.whole_stats.of_examples(self.fold_labels, self.fitting, probabilities)
+        )
+        return WeightProblem(stats, point.lambda_, point.tau)
+
+
+@dataclass(frozen=True)
+class Solve:
+    """One task: build ``source``'s problem at ``point`` and solve it, warm-started at ``w0``."""
+
+    fitting: WeightFitting
+    source: ProblemSource
+    point: GridPoint
+    w0: np.ndarray | None
+
+    def __call__(self) -> WeightSolution:
+        return self.fitting.solve(self.source.problem(self.point), self.w0, self.source.where)
+
+
+@dataclass
+class PointWeights:
+    """A level's weights at one grid point: every fold model's solution on its whole held-out set
+    (forest-major), the forests carrying them, and the cross-fitted parts' solutions."""
+
+    point: GridPoint
+    forests: list[ForestFit]
+    solutions: list[WeightSolution]
+    cross_fitted: list[WeightSolution]
+
+    @property
+    def cross_fit_seconds(self) -> float:
+        return float(sum(solution.seconds for solution in self.cross_fitted))
+
+    def score(self, fit: LevelFit) -> tuple[float, float]:
+        """The level's out-of-fold accuracy with these weights, then (to break ties) the mean
+        out-of-fold probability of the true class: how ``tune`` ranks grid points."""
+        n_samples = len(fit.y_code)
+        oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in self.forests]
+        total = np.sum(oof, axis=0)
+        accuracy = level_accuracy(oof, fit.y_code)
+        true_class_probability = float(np.mean(total[np.arange(n_samples), fit.y_code])) / len(oof)
+        return accuracy, true_class_probability
+
+    def diagnostics(self) -> list[list[dict]]:
+        """[forest][fold] diagnostics of the whole-set solves (the cross-fitted parts' are not kept)."""
+        n_folds = len(self.solutions) // len(self.forests)
+        return [
+            [s.diagnostics() for s in self.solutions[m * n_folds : (m + 1) * n_folds]]
+            for m in range(len(self.forests))
+        ]
+
+
+@dataclass(frozen=True)
+class WeightFitting:
+    """How an estimator solves its weight problems: the solver, its options and fallback, and
+    whether (into how many parts) the out-of-fold weights are cross-fitted."""
+
+    solver: str
+    options: dict
+    fallback: str | None
+    cross_fit_parts: int | None  # None: the whole-set weights for every held-out example
+    n_jobs: int | None
+
+    @property
+    def exact(self) -> bool:
+        """Whether the solver reads every pair's statistics (else it draws pairs)."""
+        return reads_pair_statistics(self.solver)
+
+    def solve(self, problem, w0: np.ndarray | None, where: str) -> WeightSolution:
+        """Solve one weight problem; on failure raise an error naming ``where``, or use the fallback.
+
+        A failure is any :class:`WeightSolverError` of :func:`solve_weights`: a solver's own
+        (a non-optimal cvxpy status), a floating-point error during the solve
+        (``"numerical_error"``) or a non-finite result (``"non_finite"``).
+        """
+        try:
+            return solve_weights(problem, self.solver, w0=w0, **self.options)
+        except WeightSolverError as error:
+            reason = f"{where}: solver {error.solver} ended with status {error.status!r} ({error})"
+            if self.fallback is None:
+                raise WeightSolverError(
+                    f"Weight solve failed at {reason}. Set solver_fallback='frank_wolfe_away' to fall back.",
+                    solver=error.solver,
+                    status=error.status,
+                ) from error
+            return replace(self._fall_back(problem, w0, reason), fallback_reason=reason)
+
+    def _fall_back(self, problem, w0: np.ndarray | None, reason: str) -> WeightSolution:
+        """The fallback's solution; if it fails too, an error naming both failures and where."""
+        try:
+            return solve_weights(problem, self.fallback, w0=w0)
+        except WeightSolverError as error:
+            raise WeightSolverError(
+                f"Weight solve failed at {reason}; solver_fallback={self.fallback!r} failed too: "
+                f"solver {error.solver} ended with status {error.status!r} ({error})",
+                solver=error.solver,
+                status=error.status,
+            ) from error
+
+    def fold_problems(self, fit: LevelFit, level_index: int) -> list[FoldProblem]:
+        """Every fold model's problem (forest-major); the exact solvers' (π, Q) computed here, once."""
+        if self.exact:
+            fit.compute_pair_statistics(self.n_jobs)
+        n_folds = len(fit.folds)
+        return [
+            FoldProblem(
+                where=f"level {level_index + 1}, forest {m + 1} ({forest.kind}), fold {k + 1} of {n_folds}",
+                held=held,
+                labels=fit.y_code[test],
+                seed=seed,
+                stats=forest.pair_statistics[k] if self.exact and forest.pair_statistics else None,
+            )
+            for m, forest in enumerate(fit.forests)
+            for k, (held, (_, test), seed) in enumerate(
+                zip(forest.held_out, fit.folds, forest.seeds, strict=True)
+            )
+        ]
+
+    def at_point(
+        self, fit: LevelFit, problems: list[FoldProblem], point: GridPoint, warm: list[np.ndarray | None]
+    ) -> PointWeights:
+        """The level's weights at ``point``, each solve warm-started at ``warm`` (the previous point's)."""
+        solutions: list[WeightSolution] = run_tasks(
+            (Solve(self, source, point, w0) for source, w0 in zip(problems, warm, strict=True)), self.n_jobs
+        )
+        n_folds = len(fit.folds)
+        forests = [
+            forest.with_weights([s.w for s in solutions[m * n_folds : (m + 1) * n_folds]])
+            for m, forest in enumerate(fit.forests)
+        ]
+        weights = PointWeights(point, forests, solutions, cross_fitted=[])
+        if self.cross_fit_parts is not None:
+            self._cross_fit(weights, fit, problems)
+        return weights
+
+    def _cross_fit(self, weights: PointWeights, fit: LevelFit, problems: list[FoldProblem]) -> None:
+        """Give each held-out part the weights fitted on its fold's other parts (warm-started at the
+        whole set's); the whole-set weights stay for new examples."""
+        parts = self._cross_fit_parts(weights.forests, fit, problems)
+        solutions: list[WeightSolution] = run_tasks(
+            (
+                Solve(self, part, weights.point, weights.forests[part.forest].weights[part.fold])
+                for part in parts
+            ),
+            self.n_jobs,
+        )
+        by_fold: list[list[list]] = [[[] for _ in fit.folds] for _ in weights.forests]
+        for part, solution in zip(parts, solutions, strict=True):
+            by_fold[part.forest][part.fold].append((part.part, solution.w))
+        weights.forests = [
+            forest.with_out_of_fold_weights(by_fold[m]) for m, forest in enumerate(weights.forests)
+        ]
+        weights.cross_fitted = solutions
+
+    def _cross_fit_parts(
+        self, forests: list[ForestFit], fit: LevelFit, problems: list[FoldProblem]
+    ) -> list[CrossFitPart]:
+        """Every fold model's held-out set cut into parts (shuffled, seeded by the fold model's seed)."""
+        assert self.cross_fit_parts is not None
+        n_folds = len(fit.folds)
+        parts = []
+        for m, forest in enumerate(forests):
+            for k, (_, test) in enumerate(fit.folds):
+                splitter = KFold(
+                    n_splits=min(self.cross_fit_parts, len(test)), shuffle=True, random_state=forest.seeds[k]
+                )
+                stats = forest.pair_statistics[k] if forest.pair_statistics is not None else None
+                for fitting, part in splitter.split(test):
+                    parts.append(
+                        CrossFitPart(
+                            forest=m,
+                            fold=k,
+                            part=part,
+                            fitting=fitting,
+                            where=f"{problems[m * n_folds + k].where}, cross-fitted part",
+                            held=forest.held_out[k],
+                            fold_labels=fit.y_code[test],
+                            seed=forest.seeds[k],
+                            exact=self.exact,
+                            whole_stats=stats,
+                        )
+                    )
+        return parts

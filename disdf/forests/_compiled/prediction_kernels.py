@@ -1,0 +1,144 @@
+"""Compiled (numba) kernels that read a grown forest: which leaf row every example reaches, per-tree
+and weighted class probabilities, and the leaf table in which pure leaves share a row.
+
+The forest's arrays are those :func:`disdf.forests._compiled.kernels.grow_forest` returns (the layout is
+in that module's docstring), with the children's codes relative to their tree's root, as a fitted
+:class:`~disdf.forests._compiled.FastForest` keeps them
+(:func:`disdf.forests._compiled.node_layout.local_child_codes`).
+These kernels call no kernel of growing, nor it one of theirs, so
+they can live in a file of their own: numba's ``cache=True`` keys a cached function on its own
+file only (numba issue 1833), and a cached kernel here calls compiled code of this file only.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True, nogil=True)
+def _leaf(X, i, root, feature, threshold, left, right):
+    """The leaf row example i of X reaches in the tree whose root has child code ``root``.
+
+    The children's codes are relative to their tree's root (node ``root + code``; see
+    :func:`disdf.forests._compiled.node_layout.local_child_codes`), so they fit int16 in trees of up to 32,768
+    nodes; a negative code is the leaf row ``-code - 1``.
+    """
+    if root < 0:
+        return -np.int64(root) - 1
+    node = np.int64(root)
+    while True:
+        if X[i, feature[node]] <= threshold[node]:
+            code = np.int64(left[node])
+        else:
+            code = np.int64(right[node])
+        if code < 0:
+            return -code - 1
+        node = root + code
+
+
+@nb.njit(cache=True, nogil=True)
+def apply_forest(X, roots, feature, threshold, left, right):
+    """Leaf index of every example in every tree, shape (n, T)."""
+    n = X.shape[0]
+    n_trees = roots.shape[0]
+    leaves = np.empty((n, n_trees), dtype=np.int64)
+    for i in range(n):
+        for t in range(n_trees):
+            leaves[i, t] = _leaf(X, i, roots[t], feature, threshold, left, right)
+    return leaves
+
+
+@nb.njit(cache=True, nogil=True)
+def apply_rows(X, rows, roots, feature, threshold, left, right):
+    """:func:`apply_forest` of the examples ``rows`` of X, read in place: int32, shape (len(rows), T)."""
+    n_trees = roots.shape[0]
+    leaves = np.empty((rows.shape[0], n_trees), dtype=np.int32)
+    for r in range(rows.shape[0]):
+        for t in range(n_trees):
+            leaves[r, t] = _leaf(X, rows[r], roots[t], feature, threshold, left, right)
+    return leaves
+
+
+@nb.njit(cache=True, nogil=True)
+def tree_probabilities(X, roots, feature, threshold, left, right, leaf_values):
+    """Per-tree class distributions p_i^(t) of every example, shape (n, T, C)."""
+    n = X.shape[0]
+    n_trees = roots.shape[0]
+    n_classes = leaf_values.shape[1]
+    out = np.empty((n, n_trees, n_classes))
+    for i in range(n):
+        for t in range(n_trees):
+            out[i, t, :] = leaf_values[_leaf(X, i, roots[t], feature, threshold, left, right)]
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def weighted_probabilities(X, roots, feature, threshold, left, right, leaf_values, w):
+    """Class vectors sum_t w_t p_i^(t) of eq. (41), shape (n, C), without the (n, T, C) array."""
+    n = X.shape[0]
+    n_trees = roots.shape[0]
+    n_classes = leaf_values.shape[1]
+    out = np.zeros((n, n_classes))
+    for i in range(n):
+        for t in range(n_trees):
+            leaf = _leaf(X, i, roots[t], feature, threshold, left, right)
+            for c in range(n_classes):
+                out[i, c] += w[t] * leaf_values[leaf, c]
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def weighted_leaf_rows(leaves, leaf_values, w):
+    """:func:`weighted_probabilities` of examples whose leaf rows are known, ``leaves`` (n, >= T):
+    the same sums in the same order, over the first T = len(w) trees."""
+    n = leaves.shape[0]
+    n_classes = leaf_values.shape[1]
+    out = np.zeros((n, n_classes))
+    for i in range(n):
+        for t in range(w.shape[0]):
+            leaf = leaves[i, t]
+            for c in range(n_classes):
+                out[i, c] += w[t] * leaf_values[leaf, c]
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def share_pure_leaves(roots, left, right, leaf_values):
+    """Every pure leaf of class c pointed at row c of a new table (rows 0..C-1: the one-hot
+    distributions), each impure leaf at a row of its own after them, in leaf order.
+
+    Returns (roots, left, right, table): the child codes remapped (int64), and the table.
+    """
+    n_leaves, n_classes = leaf_values.shape
+    row_of_leaf = np.empty(n_leaves, dtype=np.int64)
+    n_impure = 0
+    for leaf in range(n_leaves):
+        top = 0  # the first largest class, as np.argmax
+        for c in range(1, n_classes):
+            if leaf_values[leaf, c] > leaf_values[leaf, top]:
+                top = c
+        if leaf_values[leaf, top] == 1.0:
+            row_of_leaf[leaf] = top
+        else:
+            row_of_leaf[leaf] = n_classes + n_impure
+            n_impure += 1
+    table = np.zeros((n_classes + n_impure, n_classes))
+    for c in range(n_classes):
+        table[c, c] = 1.0
+    for leaf in range(n_leaves):
+        row = row_of_leaf[leaf]
+        if row >= n_classes:
+            for c in range(n_classes):
+                table[row, c] = leaf_values[leaf, c]
+    return _remap(roots, row_of_leaf), _remap(left, row_of_leaf), _remap(right, row_of_leaf), table
+
+
+@nb.njit(cache=True, nogil=True)
+def _remap(codes, row_of_leaf):
+    """Child codes with every leaf code -l - 1 replaced by -row_of_leaf[l] - 1."""
+    out = np.empty(codes.shape[0], dtype=np.int64)
+    for j in range(codes.shape[0]):
+        code = codes[j]
+        out[j] = -row_of_leaf[-code - 1] - 1 if code < 0 else code
+    return out

@@ -1,0 +1,143 @@
+"""A plain forest: the baseline a practitioner tries before any cascade.
+
+One random forest, or one forest of extremely randomised trees, grown on all
+the training examples with scikit-learn's default ``max_features="sqrt"`` and
+``trees_per_T * n_trees`` trees, so that with the default 4 it holds as many
+trees as one cascade level of ``n_trees``-tree forests.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from disdf._utils.float32_input import check_float32_range
+from disdf._utils.parameters import Constraint, Integer, MaxFeatures, OneOf, RandomSeed, check_parameters
+from disdf._utils.random_seeds import SEED_HIGH
+from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
+
+#: What the kinds are called here: a random forest, or extremely randomised trees (a random
+#: threshold per candidate feature), each with ``max_features`` candidate features per node.
+PLAIN_KINDS = {"random_forest": "random_forest", "extra_trees": "completely_random"}
+
+
+class PlainForestClassifier(ClassifierMixin, BaseEstimator):
+    """One forest grown on all training examples, its trees' class probabilities averaged.
+
+    Parameters
+    ----------
+    kind : {"random_forest", "extra_trees"}, default="random_forest"
+        scikit-learn's ``RandomForestClassifier`` (bootstrap, best threshold)
+        or ``ExtraTreesClassifier`` (no bootstrap, a random threshold per
+        candidate feature).
+    n_trees : int, default=100
+        The cascade's T: the forest grows ``trees_per_T * n_trees`` trees.
+    trees_per_T : int, default=4
+        4: as many trees as one cascade level of four T-tree forests.
+    max_features : int, float, "sqrt", "log2" or None, default="sqrt"
+        Candidate features per node, as in scikit-learn.
+    engine : {"fast", "sklearn", "binned"}, default="fast"
+        Who grows the trees (see :class:`disdf.CascadeForestClassifier`).
+    random_state : int, RandomState or None, default=None
+    n_jobs : int or None, default=None
+        Accepted for the protocol's interface; one forest is grown in one thread.
+    """
+
+    #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work.
+    _parameter_table: ClassVar[dict[str, Constraint]] = {
+        "kind": OneOf(tuple(PLAIN_KINDS)),
+        "n_trees": Integer(1),
+        "trees_per_T": Integer(1),
+        "max_features": MaxFeatures(),
+        "engine": OneOf(ENGINES),
+        "random_state": RandomSeed(),
+        "n_jobs": Integer(none=True, forbid=(0,)),
+    }
+
+    def __init__(
+        self,
+        *,
+        kind: str = "random_forest",
+        n_trees: int = 100,
+        trees_per_T: int = 4,
+        max_features="sqrt",
+        engine: str = "fast",
+        random_state=None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.kind = kind
+        self.n_trees = n_trees
+        self.trees_per_T = trees_per_T
+        self.max_features = max_features
+        self.engine = engine
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _validate_hyperparameters(self) -> None:
+        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
+
+    def fit(self, X, y) -> PlainForestClassifier:
+        """Grow the forest on (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._validate_hyperparameters()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_float32_range(X)
+        check_classification_targets(y)
+        self.classes_, y_code = np.unique(y, return_inverse=True)
+        kind = PLAIN_KINDS[self.kind]
+        defaults = FOREST_KINDS[kind][1]
+        self.forest_ = fit_fold_model(
+            kind,
+            {**defaults, "max_features": self.max_features},
+            self.engine,
+            X.astype(np.float32),
+            y_code,
+            n_classes=len(self.classes_),
+            n_trees=self.trees_per_T * self.n_trees,
+            random_state=int(check_random_state(self.random_state).randint(SEED_HIGH)),
+            tree_params={"max_depth": None, "min_samples_split": 2, "min_samples_leaf": 1},
+        )
+        return self
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Mean of the trees' class probabilities, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        n_trees = self.forest_.n_trees
+        return self.forest_.weighted_probabilities(X.astype(np.float32), np.full(n_trees, 1.0 / n_trees))
+
+    def predict(self, X) -> np.ndarray:
+        """Class with the largest mean probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

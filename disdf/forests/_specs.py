@@ -1,0 +1,177 @@
+"""Forest specifications: which forests make up one cascade level.
+
+A spec is a name or a dict ``{"kind": name, **sklearn_params}``:
+
+* ``"completely_random"``: completely-random tree forest of gcForest, i.e.
+  scikit-learn's ExtraTreesClassifier with ``max_features=1`` (one random
+  feature per node, a random threshold between its min and max);
+* ``"random_forest"``: RandomForestClassifier with ``max_features="sqrt"``.
+
+Trees are fully grown unless the estimator's ``max_depth``,
+``min_samples_split`` or ``min_samples_leaf`` (or the spec's own) say otherwise.
+
+Three engines grow them: ``"sklearn"`` (the reference, scikit-learn's forests),
+``"fast"`` (:mod:`disdf.forests._compiled`, compiled, the same split rules), which
+implements the parameters in ``disdf.forests._compiled.forest.SUPPORTED_PARAMS``, and
+``"binned"``: ``"fast"`` where a feature of more than 256 distinct values
+splits, at nodes of at least 64 examples, between bins of about equal counts (at
+most :data:`MAX_BINS`; DF21's and LightGBM's approach). On 256 examples or fewer
+(every forest of the paper's protocol), or features of fewer values, it grows
+the trees ``"fast"`` grows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sklearn.base import ClassifierMixin
+from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+from disdf._utils.parameters import Constraint, InvalidParameterError
+from disdf.forests._compiled import FastForest, FastForestParams
+from disdf.forests._tree_leaves import LeafTable
+
+FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
+    "completely_random": (ExtraTreesClassifier, {"max_features": 1}),
+    "random_forest": (RandomForestClassifier, {"max_features": "sqrt"}),
+}
+
+#: scikit-learn defaults of the two forests that the fast engine must reproduce.
+_SKLEARN_DEFAULTS: dict[str, dict[str, Any]] = {
+    "completely_random": {"bootstrap": False},
+    "random_forest": {"bootstrap": True},
+}
+
+ENGINES = ("sklearn", "fast", "binned")
+#: Bins of a feature with engine="binned" (DF21's default).
+MAX_BINS = 255
+#: The engines of disdf.forests._compiled, and their max_bins.
+COMPILED_ENGINES = {"fast": 0, "binned": MAX_BINS}
+
+#: The paper's level: 2 completely-random tree forests and 2 random forests.
+DEFAULT_FORESTS: tuple[str, ...] = (
+    "completely_random",
+    "completely_random",
+    "random_forest",
+    "random_forest",
+)
+
+
+def parse_forest_specs(
+    forests: Sequence[str | Mapping[str, Any]] | None, engine: str = "sklearn"
+) -> list[tuple[str, dict[str, Any]]]:
+    """Validate ``forests`` (for ``engine``) and return ``(kind, extra_params)`` per forest.
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ValueError) naming the forest spec and what is wrong with it.
+    """
+    if engine not in ENGINES:
+        raise InvalidParameterError(f"engine must be one of {ENGINES}; got {engine!r}")
+    if forests is None:
+        forests = DEFAULT_FORESTS
+    if isinstance(forests, (str, Mapping)) or not isinstance(forests, Sequence) or len(forests) == 0:
+        raise InvalidParameterError(
+            "forests must be a non-empty list of forest specs (names or dicts with a 'kind'); "
+            f"got {forests!r}"
+        )
+    parsed = []
+    for position, spec in enumerate(forests):
+        if isinstance(spec, str):
+            kind, params = spec, {}
+        elif isinstance(spec, Mapping) and "kind" in spec:
+            params = dict(spec)
+            kind = params.pop("kind")
+        else:
+            raise InvalidParameterError(
+                f"forests[{position}] = {spec!r} is not a forest spec: use a name or a dict with 'kind'"
+            )
+        if kind not in FOREST_KINDS:
+            raise InvalidParameterError(
+                f"Unknown forest spec {kind!r} at forests[{position}]; expected one of {sorted(FOREST_KINDS)}"
+            )
+        for reserved in ("n_estimators", "random_state", "n_jobs"):
+            if reserved in params:
+                raise InvalidParameterError(
+                    f"forests[{position}] sets {reserved!r}, which the cascade controls "
+                    "(use n_trees, random_state, n_jobs of the estimator)"
+                )
+        if engine in COMPILED_ENGINES:
+            try:
+                _fast_params(kind, params, {}, engine)
+            except ValueError as error:  # FastForestParams' refusal, named by position
+                raise InvalidParameterError(f"forests[{position}] = {spec!r}: {error}") from None
+        parsed.append((kind, params))
+    return parsed
+
+
+@dataclass(frozen=True)
+class ForestSpecs(Constraint):
+    """A level's forests (:func:`parse_forest_specs`), for the engine named by the parameter ``engine``."""
+
+    engine: str = "engine"
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return (self.engine,)
+
+    def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:
+        parse_forest_specs(params[name], params[self.engine])
+
+
+def make_forest(
+    kind: str,
+    params: Mapping[str, Any],
+    *,
+    n_trees: int,
+    random_state: int,
+    tree_params: Mapping[str, Any],
+) -> ClassifierMixin:
+    """An unfitted single-threaded scikit-learn forest for one fold model."""
+    cls, defaults = FOREST_KINDS[kind]
+    kwargs = {**defaults, **tree_params, **params}
+    return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
+
+
+def _fast_params(
+    kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any], engine: str
+) -> FastForestParams:
+    defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
+    return FastForestParams.from_sklearn(
+        kind == "completely_random", {**defaults, **tree_params, **params}, COMPILED_ENGINES[engine]
+    )
+
+
+def fit_fold_model(
+    kind: str,
+    params: Mapping[str, Any],
+    engine: str,
+    X: np.ndarray,
+    y_code: np.ndarray,
+    *,
+    n_classes: int,
+    n_trees: int,
+    random_state: int,
+    tree_params: Mapping[str, Any],
+    rows: np.ndarray | None = None,
+    feature_major_rows: np.ndarray | None = None,
+) -> LeafTable | FastForest:
+    """Grow one fold model's forest on class codes; return it as per-tree probability provider.
+
+    ``rows``: grow on those examples of (X, y_code) only (the compiled engines read them from X
+    without an example-major copy). Both return types offer ``probabilities(X)`` (n, T, C),
+    ``tree_leaves(X)``, ``weighted_probabilities(X, w)`` and ``first(T)``, with classes aligned
+    to ``range(n_classes)``. ``feature_major_rows``: for a compiled engine, the copy of the rows it
+    grows on, made by :func:`~disdf.forests._compiled.forest.feature_major` (shared by the fold's forests).
+    """
+    if engine in COMPILED_ENGINES:
+        forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)
+        return forest.fit(X, y_code, rows, feature_major_rows)
+    if rows is not None:
+        X, y_code = X[rows], y_code[rows]
+    forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)
+    return LeafTable(forest.fit(X, y_code), n_classes)

@@ -1,0 +1,152 @@
+"""Compiled pair kernels: Q_ij^t = ||a_it - a_jt||_1 row by row, with no (pairs, T, C) temporary.
+
+Every compiled function of the weight solvers that calls another one lives here, the callers
+with their callees: the pair draws and the iterations of the stochastic solver too. numba's
+``cache=True`` keys a cached function on its own file only (numba issue 1833), so a cached caller
+in another file would keep running a callee's old code after the callee changed
+(tests/disdf/test_layout.py checks the rule, tests/disdf/test_compiled_cache.py the consequence).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True, nogil=True)
+def manhattan_rows(tree_probabilities: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Row p, column t: ``sum_c |P[first[p], t, c] - P[second[p], t, c]|``, shape (pairs, T)."""
+    _, n_trees, n_classes = tree_probabilities.shape
+    q = np.empty((first.shape[0], n_trees))
+    for p in range(first.shape[0]):
+        a = tree_probabilities[first[p]]
+        b = tree_probabilities[second[p]]
+        for t in range(n_trees):
+            total = 0.0
+            for c in range(n_classes):
+                total += abs(a[t, c] - b[t, c])
+            q[p, t] = total
+    return q
+
+
+@nb.njit(cache=True, nogil=True)
+def pure_classes(tree_probabilities: np.ndarray) -> np.ndarray:
+    """Entry (i, t): the class c if tree t gives example i the one-hot vector of c, else -1, shape (n, T).
+
+    Fully grown trees end in pure leaves, so nearly every entry is one-hot; the
+    Manhattan distance of two one-hot vectors is 0 or 2 without reading them.
+    """
+    n, n_trees, n_classes = tree_probabilities.shape
+    pure = np.full((n, n_trees), -1, dtype=np.int16)
+    for i in range(n):
+        for t in range(n_trees):
+            one = -1
+            for c in range(n_classes):
+                value = tree_probabilities[i, t, c]
+                if value == 1.0 and one < 0:
+                    one = c
+                elif value != 0.0:
+                    one = -2
+                    break
+            if one >= 0:
+                pure[i, t] = one
+    return pure
+
+
+@nb.njit(cache=True, nogil=True)
+def _manhattan_into(tree_probabilities, pure, i, j, row):
+    """row[t] = Q_ij^t, from the pure classes where both vectors are one-hot (exactly 0 or 2, as the
+    sum over classes gives), else summed over the classes in order as :func:`manhattan_rows` does."""
+    n_trees, n_classes = tree_probabilities.shape[1], tree_probabilities.shape[2]
+    for t in range(n_trees):
+        a, b = pure[i, t], pure[j, t]
+        if a >= 0 and b >= 0:
+            row[t] = 0.0 if a == b else 2.0
+        else:
+            total = 0.0
+            for c in range(n_classes):
+                total += abs(tree_probabilities[i, t, c] - tree_probabilities[j, t, c])
+            row[t] = total
+
+
+@nb.njit(cache=True, nogil=True)
+def manhattan_rows_of_pure(
+    tree_probabilities: np.ndarray, pure: np.ndarray, first: np.ndarray, second: np.ndarray
+) -> np.ndarray:
+    """:func:`manhattan_rows`, the same numbers, given ``pure`` = :func:`pure_classes` of the
+    probabilities: a pair of one-hot vectors (nearly every pair of fully grown trees) costs O(1)."""
+    q = np.empty((first.shape[0], tree_probabilities.shape[1]))
+    for p in range(first.shape[0]):
+        _manhattan_into(tree_probabilities, pure, first[p], second[p], q[p])
+    return q
+
+
+@nb.njit(cache=True, nogil=True)
+def sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull):
+    """Over the pairs (first[b], second[b]): pull = sum_b max(0, S_b) Q_b and the return value
+    sum_b max(0, S_b)^2, with S_b = tau - <Q_b, w>; no (pairs, T) array."""
+    n_trees = w.shape[0]
+    row = np.empty(n_trees)
+    for t in range(n_trees):
+        pull[t] = 0.0
+    value = 0.0
+    for b in range(first.shape[0]):
+        _manhattan_into(tree_probabilities, pure, first[b], second[b], row)
+        slack = tau
+        for t in range(n_trees):
+            slack -= row[t] * w[t]
+        if slack > 0.0:
+            value += slack * slack
+            for t in range(n_trees):
+                pull[t] += slack * row[t]
+    return value
+
+
+@nb.njit(cache=True, nogil=True)
+def pairs_of_uniforms(first_cdf, codes, counts, starts, by_class, u_first, u_second, first, second):
+    """i: the first example whose cumulative share of different-class partners exceeds u_first; j:
+    the rank floor(u_second * partners of i) among the examples outside i's class (class-sorted)."""
+    n = codes.shape[0]
+    for b in range(u_first.shape[0]):
+        i = np.searchsorted(first_cdf, u_first[b], side="right")
+        own = codes[i]
+        rank = int(u_second[b] * (n - counts[own]))
+        if rank >= starts[own]:
+            rank += counts[own]
+        first[b] = i
+        second[b] = by_class[rank]
+
+
+@nb.njit(cache=True, nogil=True)
+def stochastic_iterations(tree_probabilities, pure, tables, quadratic, w, tau, n_pairs, uniforms, iterations):
+    """The iterations of :func:`~disdf.weights._stochastic_frank_wolfe.stochastic_frank_wolfe` on
+    pre-drawn uniforms (in place on w).
+
+    ``uniforms[k]`` holds iteration k's draws (first examples, then partners), in the order
+    ``PairSampler.sample`` draws them, so the pairs are those the sampler gives. The pair
+    sampler's tables are ``tables``; ``quadratic`` is pi + lambda.
+    """
+    first_cdf, codes, counts, starts, by_class = tables
+    n_trees = w.shape[0]
+    batch_size = uniforms.shape[2]
+    first = np.empty(batch_size, dtype=np.intp)
+    second = np.empty(batch_size, dtype=np.intp)
+    pull = np.empty(n_trees)
+    averaged = np.zeros(n_trees)
+    gradient = np.empty(n_trees)
+    scale = n_pairs / batch_size
+    for k in range(iterations):
+        pairs_of_uniforms(
+            first_cdf, codes, counts, starts, by_class, uniforms[k, 0], uniforms[k, 1], first, second
+        )
+        sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull)
+        rho = 4.0 / (k + 8) ** (2.0 / 3.0)
+        for t in range(n_trees):
+            estimate = -2.0 * scale * pull[t]
+            averaged[t] = estimate if k == 0 else (1.0 - rho) * averaged[t] + rho * estimate
+            gradient[t] = 2.0 * quadratic[t] * w[t] + averaged[t]
+        toward = np.argmin(gradient)
+        gamma = 2.0 / (k + 8)
+        for t in range(n_trees):
+            w[t] *= 1.0 - gamma
+        w[toward] += gamma
