@@ -1,8 +1,12 @@
 """The library installs alone: a library install ships only ``disdf``; the experiment code runs from the
-checkout and says which extra it needs when that is missing."""
+checkout and says which extra it needs when that is missing; the license and the type marker ship."""
 
+import importlib.metadata
+import shutil
 import subprocess
 import sys
+import tarfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -32,3 +36,47 @@ def test_the_experiment_code_without_its_extra_names_the_extra():
         "The experiment code needs the package's 'experiments' extra (hydra missing): "
         "pip install -e '.[experiments]' in the checkout, or `make install`"
     )
+
+
+def test_the_license_ships_in_the_wheel_and_the_sdist(tmp_path):
+    """The sdist is built from the checkout as a release would be, the wheel from that sdist (what pip
+    does with it), both without build isolation (no network): LICENSE is in both, py.typed in the wheel.
+
+    Building an sdist writes disdf.egg-info (and, for a moment, a disdf-<version>/ release tree) into
+    the checkout: the checkout is left as it was found."""
+    setuptools_version = importlib.metadata.version("setuptools")
+    assert int(setuptools_version.split(".")[0]) >= 77, (
+        f"setuptools {setuptools_version} cannot read pyproject.toml's license expression: `make install`"
+    )
+    egg_info, egg_info_before = ROOT / "disdf.egg-info", tmp_path / "egg-info-before"
+    if egg_info.is_dir():
+        shutil.copytree(egg_info, egg_info_before)
+    release_trees_before = set(ROOT.glob("disdf-*"))
+    build_sdist = "import sys, setuptools.build_meta as b; print(b.build_sdist(sys.argv[1]))"
+    try:
+        command = [sys.executable, "-c", build_sdist, str(tmp_path / "sdist")]
+        sdist = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    finally:
+        shutil.rmtree(egg_info, ignore_errors=True)
+        if egg_info_before.is_dir():
+            shutil.copytree(egg_info_before, egg_info)
+        for release_tree in set(ROOT.glob("disdf-*")) - release_trees_before:
+            shutil.rmtree(release_tree, ignore_errors=True)
+    assert sdist.returncode == 0, sdist.stderr[-3000:]
+    (archive,) = (tmp_path / "sdist").glob("disdf-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        sdist_files = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    assert {"LICENSE", "disdf/py.typed", "pyproject.toml"} <= sdist_files
+
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-cache-dir"]
+    command = [*pip, "--wheel-dir", str(tmp_path / "wheel"), str(archive)]
+    wheel = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True)
+    assert wheel.returncode == 0, wheel.stderr[-3000:]
+    (built,) = (tmp_path / "wheel").glob("disdf-*.whl")
+    with zipfile.ZipFile(built) as whl:
+        names = set(whl.namelist())
+        (metadata,) = [name for name in names if name.endswith(".dist-info/METADATA")]
+        headers = whl.read(metadata).decode().split("\n\n", 1)[0].splitlines()
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), sorted(names)
+    assert "disdf/py.typed" in names
+    assert {"License-Expression: BSD-3-Clause", "License-File: LICENSE"} <= set(headers)
