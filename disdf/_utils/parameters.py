@@ -241,6 +241,11 @@ def check_parameters(owner: str, table: Mapping[str, Constraint], values: Mappin
             constraint.check_in(owner, name, values)
 
 
+def check_estimator_parameters(estimator: Any) -> None:
+    """Check an estimator's parameters against its ``_parameter_table``, naming the estimator's class."""
+    check_parameters(type(estimator).__name__, estimator._parameter_table, estimator.get_params(deep=False))
+
+
 @dataclass(frozen=True)
 class DictParameter:
     """A dict-valued parameter whose entries ``set_params`` sets one at a time, as ``name__key=value``.

@@ -33,11 +33,12 @@ from disdf._utils.parameters import (
     Integer,
     OneOf,
     RandomSeed,
-    check_parameters,
+    check_estimator_parameters,
     split_nested_params,
 )
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
+from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
 from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
@@ -259,7 +260,7 @@ class CascadeForestClassifier(
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
         """Check every parameter against the table (InvalidParameterError naming the first wrong one);
         return the level's forests as ``(kind, extra_params)``."""
-        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
+        check_estimator_parameters(self)
         return parse_forest_specs(self.forests, self.engine)
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -290,7 +291,8 @@ class CascadeForestClassifier(
         :meth:`_grow_first_level` of an estimator that agrees with this one on the parameters that
         decide level 1 (:data:`~disdf.cascade._shared_first_level.LEVEL_ONE_PARAMS`) and has at least
         as many trees. Its first ``n_trees`` trees are used instead of growing level 1 again; the
-        result is exactly that of ``fit(X, y)`` (:func:`~disdf.cascade._shared_first_level.fit_sharing_first_level`)."""
+        result is exactly that of ``fit(X, y)``
+        (:func:`~disdf.cascade._shared_first_level.fit_sharing_first_level`)."""
         self._fit(*self._prepare_fit(X, y), first_level=first_level)
         del self._training_vectors  # only fit_transform returns them: a fitted model stays small
         return self
@@ -343,11 +345,11 @@ class CascadeForestClassifier(
                 fit = self._take_first_level(first_level, specs, rng)
             else:
                 fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
-            forests, info = self._level_weights(fit, y_code, level_index)
+            forests, weight_fit = self._level_weights(fit, y_code, level_index)
             oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
             score = level_accuracy(oof, y_code)
             scores.append(score)
-            levels.append(CascadeLevel(forests=[forest.fitted() for forest in forests], info=info))
+            levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
             if self.keep_fitted_levels == "disk":  # its trees leave memory before the next level grows
                 store_level(levels[-1].models, self.fitted_levels_dir, level_index)
             previous_vectors.append(np.hstack(oof))
@@ -465,10 +467,10 @@ class CascadeForestClassifier(
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""
         forests = [
-            forest.with_weights([np.full(held.n_trees, 1.0 / held.n_trees) for held in forest.held_out])
+            forest.with_weights([uniform_weights(held.n_trees) for held in forest.held_out])
             for forest in fit.forests
         ]
-        return forests, {}
+        return forests, None
 
     # ----------------------------------------------------------------- predict
     def _last_level_input(self, X) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 from disdf._utils.parameters import Boolean, Constraint, DictParameter, Grid, Integer, OneOf
 from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._fit_memory import different_class_pairs_per_fold
-from disdf.cascade._forest_fit import LevelFit
+from disdf.cascade._forest_fit import LevelFit, LevelWeightFit
 from disdf.cascade._weight_fitting import GridPoint, PointWeights, WeightFitting
 from disdf.weights import (
     LAMBDA,
@@ -312,15 +312,14 @@ class DisDFClassifier(CascadeForestClassifier):
                 best, best_score = weights, score
         assert best is not None  # the grid has at least one point (the parameter table)
         # The cross-fitted solves' time (their diagnostics are not kept: one per part and grid point).
-        info = {
-            "lambda_": best.point.lambda_,
-            "tau": best.point.tau,
-            "diagnostics": best.diagnostics(),
-            "cross_fit_solver_seconds": cross_fit_seconds,
-        }
-        if self.tune:
-            info["grid"] = grid_scores
-        return best.forests, info
+        weight_fit = LevelWeightFit(
+            lambda_=best.point.lambda_,
+            tau=best.point.tau,
+            diagnostics=best.diagnostics(),
+            cross_fit_solver_seconds=cross_fit_seconds,
+            grid=grid_scores if self.tune else None,
+        )
+        return best.forests, weight_fit
 
     def _warn_fallbacks(self, weights: PointWeights, level_index: int) -> None:
         """One warning per level and grid point, not one per weight problem, saying why: the first
@@ -343,9 +342,6 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _fit(self, *args, **kwargs) -> DisDFClassifier:
         super()._fit(*args, **kwargs)
-        self.solver_diagnostics_ = [level.info["diagnostics"] for level in self.levels_]
-        self.tuned_params_ = [
-            {k: v for k, v in level.info.items() if k not in ("diagnostics", "cross_fit_solver_seconds")}
-            for level in self.levels_
-        ]
+        self.solver_diagnostics_ = [level.weight_fit.diagnostics for level in self.levels_]
+        self.tuned_params_ = [level.weight_fit.tuned_params() for level in self.levels_]
         return self

@@ -43,7 +43,7 @@ PROCESS_BYTES = int(0.3 * 2**30)
 #: root (int16 while a tree has at most 32,768 nodes, as on all of MNIST; else int32, 14 bytes).
 NODE_BYTES = 10
 #: Nodes of a fully grown tree per training example of its fold model, by forest kind (MNIST).
-NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09}
+NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09, "extra_trees": 0.55}
 #: The environment variable that sets the memory a fit may take, instead of the system's.
 LIMIT_VARIABLE = "DISDF_MEMORY_LIMIT"
 GIB = 2**30

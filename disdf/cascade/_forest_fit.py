@@ -21,7 +21,7 @@ keeps: its forests, without the held-out probabilities.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import pairwise
 from typing import Any
@@ -29,12 +29,13 @@ from typing import Any
 import numpy as np
 
 from disdf._utils.threads import run_tasks
+from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._compiled import FastForest
-from disdf.forests._tree_leaves import LeafTable, TreeLeaves
+from disdf.forests._tree_leaves import SklearnFoldModel, TreeLeaves
 from disdf.weights import PairStatistics
 
 #: A fold model: per-tree class probabilities of a fitted forest, either engine.
-FoldModel = LeafTable | FastForest
+FoldModel = SklearnFoldModel | FastForest
 Folds = list[tuple[np.ndarray, np.ndarray]]
 
 
@@ -170,12 +171,33 @@ class LevelFit:
             forest.pair_statistics = stats[m * n_folds : (m + 1) * n_folds]
 
 
+@dataclass(frozen=True)
+class LevelWeightFit:
+    """How a DisDF level's tree weights were chosen: λ and τ of eq. (70)-(72), each fold model's
+    solver diagnostics ([forest][fold]), the cross-fitted solves' seconds (their diagnostics are not
+    kept: one per part and grid point) and, with ``tune``, every grid point's out-of-fold accuracy."""
+
+    lambda_: float
+    tau: float
+    diagnostics: list[list[dict]]
+    cross_fit_solver_seconds: float = 0.0
+    grid: list[dict] | None = None
+
+    def tuned_params(self) -> dict[str, Any]:
+        """``tuned_params_``'s entry: λ and τ, and the grid's scores when tuned."""
+        params: dict[str, Any] = {"lambda_": self.lambda_, "tau": self.tau}
+        if self.grid is not None:
+            params["grid"] = self.grid
+        return params
+
+
 @dataclass
 class CascadeLevel:
     """A fitted level: its M forests (each with K fold models and their tree weights)."""
 
     forests: list[ForestFit]
-    info: dict[str, Any] = field(default_factory=dict)
+    #: How DisDF chose the level's weights; None for gcForest's 1/T.
+    weight_fit: LevelWeightFit | None = None
     #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
     refit_models: list[FoldModel] | None = None
 
@@ -202,7 +224,7 @@ class CascadeLevel:
                         partial(
                             model.weighted_probabilities,
                             features,
-                            np.full(model.n_trees, 1.0 / model.n_trees),
+                            uniform_weights(model.n_trees),
                         )
                         for model in self.refit_models
                     ),

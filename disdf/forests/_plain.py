@@ -17,13 +17,21 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import check_float32_range
-from disdf._utils.parameters import Constraint, Integer, MaxFeatures, OneOf, RandomSeed, check_parameters
+from disdf._utils.parameters import (
+    Constraint,
+    Integer,
+    MaxFeatures,
+    OneOf,
+    RandomSeed,
+    check_estimator_parameters,
+)
 from disdf._utils.random_seeds import SEED_HIGH
+from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
 
-#: What the kinds are called here: a random forest, or extremely randomised trees (a random
-#: threshold per candidate feature), each with ``max_features`` candidate features per node.
-PLAIN_KINDS = {"random_forest": "random_forest", "extra_trees": "completely_random"}
+#: The kinds of forest it grows: a random forest, or extremely randomised trees (a random threshold
+#: per candidate feature), each with ``max_features`` candidate features per node.
+PLAIN_KINDS = ("random_forest", "extra_trees")
 
 
 class PlainForestClassifier(ClassifierMixin, BaseEstimator):
@@ -50,7 +58,7 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
 
     #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work.
     _parameter_table: ClassVar[dict[str, Constraint]] = {
-        "kind": OneOf(tuple(PLAIN_KINDS)),
+        "kind": OneOf(PLAIN_KINDS),
         "n_trees": Integer(1),
         "trees_per_T": Integer(1),
         "max_features": MaxFeatures(),
@@ -79,7 +87,7 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
 
     def _validate_hyperparameters(self) -> None:
-        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
+        check_estimator_parameters(self)
 
     def fit(self, X, y) -> PlainForestClassifier:
         """Grow the forest on (X, y).
@@ -98,10 +106,9 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         check_float32_range(X)
         check_classification_targets(y)
         self.classes_, y_code = np.unique(y, return_inverse=True)
-        kind = PLAIN_KINDS[self.kind]
-        defaults = FOREST_KINDS[kind][1]
+        defaults = FOREST_KINDS[self.kind][1]
         self.forest_ = fit_fold_model(
-            kind,
+            self.kind,
             {**defaults, "max_features": self.max_features},
             self.engine,
             X.astype(np.float32),
@@ -127,7 +134,7 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         n_trees = self.forest_.n_trees
-        return self.forest_.weighted_probabilities(X.astype(np.float32), np.full(n_trees, 1.0 / n_trees))
+        return self.forest_.weighted_probabilities(X.astype(np.float32), uniform_weights(n_trees))
 
     def predict(self, X) -> np.ndarray:
         """Class with the largest mean probability.

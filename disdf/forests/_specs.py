@@ -32,17 +32,23 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from disdf._utils.parameters import Constraint, InvalidParameterError
 from disdf.forests._compiled import FastForest, FastForestParams
-from disdf.forests._tree_leaves import LeafTable
+from disdf.forests._tree_leaves import SklearnFoldModel
 
 FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
     "completely_random": (ExtraTreesClassifier, {"max_features": 1}),
     "random_forest": (RandomForestClassifier, {"max_features": "sqrt"}),
+    # Extremely randomised trees as scikit-learn's default: a random threshold on each of sqrt(d)
+    # candidate features (completely-random trees are the same with one candidate).
+    "extra_trees": (ExtraTreesClassifier, {"max_features": "sqrt"}),
 }
+#: The kinds that draw a random threshold per candidate feature (ExtraTreesClassifier's splitter).
+RANDOM_SPLIT_KINDS = frozenset({"completely_random", "extra_trees"})
 
 #: scikit-learn defaults of the two forests that the fast engine must reproduce.
 _SKLEARN_DEFAULTS: dict[str, dict[str, Any]] = {
     "completely_random": {"bootstrap": False},
     "random_forest": {"bootstrap": True},
+    "extra_trees": {"bootstrap": False},
 }
 
 ENGINES = ("sklearn", "fast", "binned")
@@ -142,7 +148,7 @@ def _fast_params(
 ) -> FastForestParams:
     defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
     return FastForestParams.from_sklearn(
-        kind == "completely_random", {**defaults, **tree_params, **params}, COMPILED_ENGINES[engine]
+        kind in RANDOM_SPLIT_KINDS, {**defaults, **tree_params, **params}, COMPILED_ENGINES[engine]
     )
 
 
@@ -159,7 +165,7 @@ def fit_fold_model(
     tree_params: Mapping[str, Any],
     rows: np.ndarray | None = None,
     feature_major_rows: np.ndarray | None = None,
-) -> LeafTable | FastForest:
+) -> SklearnFoldModel | FastForest:
     """Grow one fold model's forest on class codes; return it as per-tree probability provider.
 
     ``rows``: grow on those examples of (X, y_code) only (the compiled engines read them from X
@@ -174,4 +180,4 @@ def fit_fold_model(
     if rows is not None:
         X, y_code = X[rows], y_code[rows]
     forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)
-    return LeafTable(forest.fit(X, y_code), n_classes)
+    return SklearnFoldModel(forest.fit(X, y_code), n_classes)

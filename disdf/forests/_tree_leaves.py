@@ -17,7 +17,7 @@ import numpy as np
 _BLOCK_ELEMENTS = 1 << 24
 
 
-class LeafTable:
+class SklearnFoldModel:
     """Class distributions of every node of a fitted forest.
 
     Parameters
@@ -47,7 +47,7 @@ class LeafTable:
     def n_trees(self) -> int:
         return len(self.offsets)
 
-    def first(self, n_trees: int) -> LeafTable:
+    def first(self, n_trees: int) -> SklearnFoldModel:
         """The table of the forest's first ``n_trees`` trees.
 
         scikit-learn draws tree seeds one after another from ``random_state``,

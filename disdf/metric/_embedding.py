@@ -17,8 +17,9 @@ from sklearn.metrics.pairwise import pairwise_distances
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.validation import check_is_fitted
 
-#: Per-unit settings the protocol passes; given to the representation where it takes them.
-PER_UNIT = ("n_trees", "random_state", "n_jobs")
+#: Settings of the k-NN that it passes on to its representation, where that takes them (so that a
+#: protocol setting T, the seed and the threads of the k-NN sets them for the cascade inside).
+PASSED_TO_EMBEDDING = ("n_trees", "random_state", "n_jobs")
 
 
 class EmbeddingKNeighborsClassifier(ClassifierMixin, BaseEstimator):
@@ -98,7 +99,7 @@ class EmbeddingKNeighborsClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("embedding must be a transformer, e.g. DisDFClassifier(); got None")
         embedding = clone(self.embedding)
         accepted = embedding.get_params(deep=False)
-        settings = {name: getattr(self, name) for name in PER_UNIT if name in accepted}
+        settings = {name: getattr(self, name) for name in PASSED_TO_EMBEDDING if name in accepted}
         self.embedding_ = embedding.set_params(**{k: v for k, v in settings.items() if v is not None})
         self.train_embedding_ = self.embedding_.fit_transform(X, y)
         self.y_train_ = np.asarray(y)

@@ -28,9 +28,16 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import check_float32_range
-from disdf._utils.parameters import Constraint, Integer, OneOf, RandomSeed, check_parameters
+from disdf._utils.parameters import (
+    Constraint,
+    Integer,
+    OneOf,
+    RandomSeed,
+    check_estimator_parameters,
+)
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
+from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._specs import ENGINES, fit_fold_model
 from disdf.scanning._windows import ImageShape, PositiveInts, WindowGeometry, window_geometries
 
@@ -43,7 +50,7 @@ def _window_vectors(models, geometry: WindowGeometry, X: np.ndarray, batch_size:
     built ``batch_size`` examples at a time (the windows of one batch exist at once)."""
     n_classes = models[0].n_classes
     out = np.empty((X.shape[0], geometry.n_positions * n_classes))
-    uniform = np.full(models[0].n_trees, 1.0 / models[0].n_trees)
+    uniform = uniform_weights(models[0].n_trees)
     for start in range(0, X.shape[0], batch_size):
         rows = X[start : start + batch_size]
         windows = geometry.instances(rows)
@@ -194,7 +201,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_features_out)
         """
-        check_parameters(type(self).__name__, self._parameter_table, self.get_params(deep=False))
+        check_estimator_parameters(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_float32_range(X)
         check_classification_targets(y)

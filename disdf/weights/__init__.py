@@ -12,10 +12,7 @@ from disdf.weights._frank_wolfe import frank_wolfe, frank_wolfe_away
 from disdf.weights._problem import LAMBDA, LAMBDA_MAX, TAU, TAU_MAX, PairStatistics, WeightProblem
 from disdf.weights._qp import qp
 from disdf.weights._registry import (
-    SOLVER_OPTIONS,
-    SOLVER_PROBLEM,
     SOLVER_REGISTRY,
-    SOLVERS,
     SolverEntry,
     SolverFallback,
     SolverName,
@@ -92,9 +89,6 @@ def _check_finite(solution: WeightSolution, problem: WeightProblem | SampledWeig
 __all__ = [
     "LAMBDA",
     "LAMBDA_MAX",
-    "SOLVERS",
-    "SOLVER_OPTIONS",
-    "SOLVER_PROBLEM",
     "SOLVER_REGISTRY",
     "TAU",
     "TAU_MAX",

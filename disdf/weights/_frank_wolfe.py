@@ -26,6 +26,7 @@ import numba as nb
 import numpy as np
 import scipy.linalg
 
+from disdf._utils.tree_weights import uniform_weights
 from disdf.weights._problem import WeightProblem
 from disdf.weights._result import WeightSolution
 
@@ -374,14 +375,8 @@ def frank_wolfe_away(
             n_iter += 1
         # gamma == 0: a Frank-Wolfe step at this same iteration (next_newton is now later).
     w /= w.sum()
-    return WeightSolution(
-        w=w,
-        objective=problem.objective(w),
-        gap=problem.duality_gap(w),
-        n_iter=n_iter,
-        seconds=time.perf_counter() - start,
-        status=status,
-        solver="frank_wolfe_away",
+    return WeightSolution.at(
+        problem, w, n_iter=n_iter, started=start, status=status, solver="frank_wolfe_away"
     )
 
 
@@ -402,7 +397,7 @@ def frank_wolfe(
     start = time.perf_counter()
     q = problem.stats.q
     c = problem.quadratic
-    w = _initial_weights(problem, w0, np.full(problem.n_trees, 1.0 / problem.n_trees))
+    w = _initial_weights(problem, w0, uniform_weights(problem.n_trees))
     for s in range(max_iter):
         if s % _REFRESH_EVERY == 0:
             qw = q @ w
@@ -419,12 +414,5 @@ def frank_wolfe(
         qw = (1.0 - gamma) * qw + gamma * q[:, toward]
     w = np.maximum(w, 0.0)
     w /= w.sum()
-    return WeightSolution(
-        w=w,
-        objective=problem.objective(w),
-        gap=problem.duality_gap(w),
-        n_iter=max_iter,
-        seconds=time.perf_counter() - start,
-        status="max_iter",
-        solver="frank_wolfe" if gradient == "true" else "frank_wolfe_printed_gradient",
-    )
+    solver = "frank_wolfe" if gradient == "true" else "frank_wolfe_printed_gradient"
+    return WeightSolution.at(problem, w, n_iter=max_iter, started=start, status="max_iter", solver=solver)

@@ -82,12 +82,11 @@ def qp(
     except WeightSolverError as exc:
         raise WeightSolverError(f"qp solver {name}: {exc}", solver=f"qp:{name}", status=exc.status) from exc
     stats = cvx_problem.solver_stats
-    return WeightSolution(
-        w=weights,
-        objective=problem.objective(weights),
-        gap=problem.duality_gap(weights),
-        n_iter=int(stats.num_iters or 0),
-        seconds=time.perf_counter() - start,
+    return WeightSolution.at(
+        problem,
+        weights,
+        n_iter=int(getattr(stats, "num_iters", None) or 0),  # a backend may report no stats
+        started=start,
         status=str(cvx_problem.status),
         solver=f"qp:{name}",
     )

@@ -16,8 +16,8 @@ checked by the constraints here (:class:`SolverName`, :class:`SolverOptions`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -173,40 +173,3 @@ class SolverFallback(Constraint):
                 f"{name} must be None or a solver other than {self.solver}={solver!r} from "
                 f"{exact_solvers()}; got {fallback!r}"
             )
-
-
-class _EntryField(Mapping[str, Any]):
-    """One field of every registry entry, by solver name: a live read-only view (what the three
-    parallel dicts SOLVERS, SOLVER_PROBLEM and SOLVER_OPTIONS were)."""
-
-    def __init__(self, field: str) -> None:
-        self._field = field
-
-    def __getitem__(self, solver: str) -> Any:
-        return getattr(SOLVER_REGISTRY[solver], self._field)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(SOLVER_REGISTRY)
-
-    def __len__(self) -> int:
-        return len(SOLVER_REGISTRY)
-
-    def __repr__(self) -> str:
-        return f"{{{', '.join(f'{name!r}: {value!r}' for name, value in self.items())}}}"
-
-
-class _SolverFunctions(_EntryField):
-    """The solvers' functions. Setting one replaces that solver's entry with another function (as
-    tests wrap a solver with ``monkeypatch.setitem(SOLVERS, name, wrapper)``); a new solver is a
-    new :class:`SolverEntry` in :data:`SOLVER_REGISTRY`."""
-
-    def __setitem__(self, solver: str, function: Callable[..., WeightSolution]) -> None:
-        if solver not in SOLVER_REGISTRY:
-            raise KeyError(f"no solver {solver!r} to replace: register a SolverEntry in SOLVER_REGISTRY")
-        SOLVER_REGISTRY[solver] = replace(SOLVER_REGISTRY[solver], function=function)
-
-
-#: Derived views of the registry, by solver name: the function, the problem kind, the options table.
-SOLVERS: Mapping[str, Callable[..., WeightSolution]] = _SolverFunctions("function")
-SOLVER_PROBLEM: Mapping[str, type] = _EntryField("problem")
-SOLVER_OPTIONS: Mapping[str, Mapping[str, Constraint]] = _EntryField("options")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -40,6 +41,16 @@ class WeightSolution:
     solver: str
     #: Set when this solution comes from a fallback solver: why the configured one failed.
     fallback_reason: str | None = None
+
+    @classmethod
+    def at(
+        cls, problem, w: np.ndarray, *, n_iter: int, started: float, status: str, solver: str
+    ) -> WeightSolution:
+        """The solution ``w`` of an exact ``problem`` (a :class:`~disdf.weights.WeightProblem`):
+        J(w) of eq. (70)-(72) and its duality gap evaluated there, the seconds since ``started``
+        (a :func:`time.perf_counter` reading)."""
+        objective, gap = problem.objective(w), problem.duality_gap(w)
+        return cls(w, objective, gap, n_iter, time.perf_counter() - started, status, solver)
 
     @property
     def relative_gap(self) -> float:

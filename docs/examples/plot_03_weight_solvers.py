@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.forests._tree_leaves import LeafTable
+from disdf.forests._tree_leaves import SklearnFoldModel
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem
 
@@ -31,7 +31,7 @@ X, y = load_breast_cancer(return_X_y=True)
 order = np.random.default_rng(0).permutation(len(y))
 train, held_out = order[:80], order[80:200]
 forest = RandomForestClassifier(n_estimators=100, random_state=0).fit(X[train], y[train])
-probabilities = LeafTable(forest, n_classes=2).probabilities(X[held_out])  # (n, T, C)
+probabilities = SklearnFoldModel(forest, n_classes=2).probabilities(X[held_out])  # (n, T, C)
 stats = PairStatistics.from_tree_probabilities(probabilities, y[held_out])
 problem = WeightProblem(stats, lambda_=1.0, tau=1.0)
 print(f"{problem.n_trees} trees, {stats.n_pairs} different-class pairs")

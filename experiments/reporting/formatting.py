@@ -6,8 +6,3 @@ from __future__ import annotations
 def pp_ci(mean: float, half: float) -> str:
     """An effect and its CI half-width in percentage points: "+1.2 ± 0.8"."""
     return f"{mean:+.1f} ± {half:.1f}"
-
-
-def signed_pp(value: float) -> str:
-    """A signed effect in percentage points: "+1.2 pp"."""
-    return f"{value:+.1f} pp"

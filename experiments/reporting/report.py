@@ -200,12 +200,6 @@ def readme_with_summary(readme: str, summary: str) -> str:
     return readme[: begin + len(README_BEGIN)] + "\n" + summary.strip("\n") + "\n" + readme[end:]
 
 
-def readme_summary(readme: str) -> str:
-    """The text between README's generated-summary markers."""
-    begin, end = readme.find(README_BEGIN), readme.find(README_END)
-    return readme[begin + len(README_BEGIN) : end].strip("\n") if 0 <= begin < end else ""
-
-
 def sync_readme(rendered: Rendered | None, root: Path = ROOT) -> None:
     """Copy the verdict's summary (``report/summary.md``) into README.md's generated block."""
     summary = (rendered.files if rendered else {}).get(verdict.SUMMARY)

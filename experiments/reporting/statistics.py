@@ -76,11 +76,6 @@ def tost_paired(differences: np.ndarray, margin: float, alpha: float = 0.05) -> 
     }
 
 
-def welch_p(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided p of Welch's t-test (unequal variances) for two independent groups."""
-    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
-
-
 def mcnemar_exact(only_a: int, only_b: int) -> float:
     """Exact McNemar p: a binomial test on the discordant pairs (1 when there are none)."""
     discordant = only_a + only_b
@@ -152,18 +147,6 @@ def paired_wilcoxon_pratt(treatment: np.ndarray, baseline: np.ndarray) -> float:
     """Two-sided Wilcoxon signed-rank p with Pratt's handling of zero differences (they are ranked,
     then dropped), which keeps the ties' weight in the ranks (scipy.stats.wilcoxon zero_method='pratt')."""
     return paired_wilcoxon(treatment, baseline, zero_method="pratt")
-
-
-def tost_independent(a: np.ndarray, b: np.ndarray, margin: float, alpha: float = 0.05) -> dict:
-    """TOST equivalence of two independent groups' means (Welch): is mean(a) − mean(b) inside ±margin?
-
-    Both one-sided Welch tests by scipy.stats.ttest_ind on ``b`` shifted by ∓margin.
-    """
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    above = stats.ttest_ind(a, b - margin, equal_var=False, alternative="greater").pvalue
-    below = stats.ttest_ind(a, b + margin, equal_var=False, alternative="less").pvalue
-    p = float(max(above, below))
-    return {"mean": float(a.mean() - b.mean()), "p_tost": p, "equivalent": bool(p < alpha)}
 
 
 def contrast_over_independent_groups(contrasts: list[np.ndarray]) -> dict:

@@ -44,7 +44,7 @@ def per_unit_parameters(target: str) -> frozenset[str]:
 def weight_solver_seconds(estimator) -> float:
     """Seconds of every weight solve of a fitted DisDF (summed over threads), cross-fitted ones included."""
     flat = [d for level in estimator.solver_diagnostics_ for forest in level for d in forest]
-    cross_fitted = [level.info.get("cross_fit_solver_seconds", 0.0) for level in estimator.levels_]
+    cross_fitted = [level.weight_fit.cross_fit_solver_seconds for level in estimator.levels_]
     return float(sum(d["seconds"] for d in flat) + sum(cross_fitted))
 
 

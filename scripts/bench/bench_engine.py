@@ -38,7 +38,7 @@ import disdf.cascade._discriminative
 import disdf.cascade._level_growth
 from disdf.forests._compiled import FastForest
 from disdf.forests._specs import fit_fold_model
-from disdf.forests._tree_leaves import LeafTable
+from disdf.forests._tree_leaves import SklearnFoldModel
 from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
@@ -158,8 +158,8 @@ def bench_repetition(datasets: list[str], variants: list[str]) -> pd.DataFrame:
             clock: dict[str, float] = defaultdict(float)
             with (
                 clock_calls(disdf.cascade._level_growth, "fit_fold_model", "trees", clock),
-                clock_calls(LeafTable, "probabilities", "probabilities", clock),
-                clock_calls(LeafTable, "weighted_probabilities", "probabilities", clock),
+                clock_calls(SklearnFoldModel, "probabilities", "probabilities", clock),
+                clock_calls(SklearnFoldModel, "weighted_probabilities", "probabilities", clock),
                 clock_calls(FastForest, "probabilities", "probabilities", clock),
                 clock_calls(FastForest, "weighted_probabilities", "probabilities", clock),
                 clock_calls(PairStatistics, "from_tree_probabilities", "weights", clock),

@@ -103,6 +103,17 @@ def grow_arguments(kind: str, X, y, n_classes: int, n_trees: int) -> tuple:
     return (X, y, n_classes, n_trees, 0, max_features, random_splits, bootstrap, -1, 2, 1)
 
 
+def grow(module: ModuleType, arguments: tuple) -> tuple:
+    """``grow_forest`` of either kernels API, one leaf row per leaf: ``(X, ...)`` example-major
+    before it merged with ``grow_forest_shared``, ``(Xt, ..., histogram_min_node, max_bins,
+    share_pure)`` feature-major since (the transposition is then timed too, as the old one did it)."""
+    X, *rest = arguments
+    if hasattr(module, "grow_forest_shared"):
+        return module.grow_forest(X, *rest)
+    Xt = np.ascontiguousarray(X.T).astype(np.float64)
+    return module.grow_forest(Xt, *rest, module._HISTOGRAM_MIN_NODE, 0, False)
+
+
 def assert_same_forest(old: tuple, new: tuple, label: str) -> None:
     names = ("roots", "feature", "threshold", "left", "right", "leaf_values")
     for name, a, b in zip(names, old, new, strict=True):
@@ -115,12 +126,12 @@ def bench(versions: dict[str, ModuleType], rounds: int, inner: int) -> pd.DataFr
     for (n, n_trees), kind in itertools.product(SIZES, KINDS):
         X, y, n_classes = mnist(n)
         arguments = grow_arguments(kind, X, y, n_classes, n_trees)
-        outputs = {name: module.grow_forest(*arguments) for name, module in versions.items()}  # + compile
+        outputs = {name: grow(module, arguments) for name, module in versions.items()}  # + compile
         assert_same_forest(outputs["old"], outputs["new"], f"{kind} n={n}")
         times: dict[str, list[float]] = {name: [] for name in versions}
         for _ in range(rounds):
             for name, module in versions.items():
-                times[name].append(best_of(inner, partial(module.grow_forest, *arguments)))
+                times[name].append(best_of(inner, partial(grow, module, arguments)))
         for name in versions:
             rows.append(
                 {
@@ -178,13 +189,13 @@ def check(versions: dict[str, ModuleType]) -> None:
                 for forest_seed in (0, 1 + seed):
                     arguments = (X, y, n_classes, 15, forest_seed, max_features, random_splits, bootstrap)
                     arguments += (max_depth, split, leaf)
-                    outputs = {name: module.grow_forest(*arguments) for name, module in versions.items()}
+                    outputs = {name: grow(module, arguments) for name, module in versions.items()}
                     assert_same_forest(outputs["old"], outputs["new"], f"{label} {arguments[4:]}")
                     n_checked += 1
     X, y, n_classes = mnist(300)
     for kind in KINDS:
         arguments = grow_arguments(kind, X, y, n_classes, 50)
-        outputs = {name: module.grow_forest(*arguments) for name, module in versions.items()}
+        outputs = {name: grow(module, arguments) for name, module in versions.items()}
         assert_same_forest(outputs["old"], outputs["new"], f"mnist 300 {kind}")
         n_checked += 1
     print(f"{n_checked} forests: every array identical (old = {versions['old'].__name__})")

@@ -35,7 +35,7 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.forests._tree_leaves import LeafTable
+from disdf.forests._tree_leaves import SklearnFoldModel
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights._synthetic import random_pair_statistics
 from scripts.bench.solver_settings import add_setting_argument, parsed_settings
@@ -56,7 +56,7 @@ def forest_statistics(n: int, n_trees: int, n_classes: int, seed: int = 0) -> Pa
     order = np.random.default_rng(seed).permutation(len(y))
     train, held_out = order[:80], order[80 : 80 + n]
     forest = RandomForestClassifier(n_estimators=n_trees, random_state=seed).fit(X[train], y[train])
-    probabilities = LeafTable(forest, n_classes).probabilities(X[held_out])
+    probabilities = SklearnFoldModel(forest, n_classes).probabilities(X[held_out])
     return PairStatistics.from_tree_probabilities(probabilities, y[held_out])
 
 

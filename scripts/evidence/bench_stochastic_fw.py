@@ -31,7 +31,7 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.forests._tree_leaves import LeafTable
+from disdf.forests._tree_leaves import SklearnFoldModel
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
 from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
 from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
@@ -45,7 +45,7 @@ def held_out_probabilities(n: int, n_classes: int, seed: int = 0) -> tuple[np.nd
     order = np.random.default_rng(seed).permutation(len(y))
     train, held_out = order[:80], order[80 : 80 + n]
     forest = RandomForestClassifier(n_estimators=N_TREES, random_state=seed).fit(X[train], y[train])
-    return LeafTable(forest, n_classes).probabilities(X[held_out]), y[held_out]
+    return SklearnFoldModel(forest, n_classes).probabilities(X[held_out]), y[held_out]
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 import disdf.cascade._cascade
 from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.forests._tree_leaves import LeafTable
+from disdf.forests._tree_leaves import SklearnFoldModel
 
 SMALL = {"n_trees": 8, "random_state": 0}
 
@@ -14,7 +14,7 @@ SMALL = {"n_trees": 8, "random_state": 0}
 def test_leaf_table_averages_to_predict_proba(three_class_data):
     X, y = three_class_data
     forest = RandomForestClassifier(n_estimators=12, random_state=0).fit(X, y)
-    probabilities = LeafTable(forest, 3).probabilities(X)
+    probabilities = SklearnFoldModel(forest, 3).probabilities(X)
     assert probabilities.shape == (len(X), 12, 3)
     np.testing.assert_allclose(probabilities.sum(axis=2), 1.0)
     np.testing.assert_allclose(probabilities.mean(axis=1), forest.predict_proba(X), atol=1e-12)
@@ -25,7 +25,7 @@ def test_leaf_table_maps_unseen_classes_to_zero(three_class_data):
     seen = y != 1
     codes = y[seen]  # the forest never sees class 1
     forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X[seen], codes)
-    probabilities = LeafTable(forest, 3).probabilities(X)
+    probabilities = SklearnFoldModel(forest, 3).probabilities(X)
     assert np.all(probabilities[:, :, 1] == 0)
     np.testing.assert_allclose(probabilities[:, :, [0, 2]].mean(axis=1), forest.predict_proba(X), atol=1e-12)
 

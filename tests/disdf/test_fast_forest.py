@@ -15,6 +15,14 @@ from disdf.forests._compiled.forest import n_candidate_features
 from disdf.forests._compiled.node_layout import local_child_codes
 from disdf.forests._specs import fit_fold_model
 
+
+def grow_unshared(X, y, *args):
+    """The compiled grower with one leaf row per leaf, from X example-major as the tests build it
+    (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins)."""
+    args = (*args, *(kernels._HISTOGRAM_MIN_NODE, 0)[len(args) - 9 :])  # the defaults not given
+    return kernels.grow_forest(np.ascontiguousarray(X.T).astype(np.float64), y, *args, False)
+
+
 COMPLETELY_RANDOM = FastForestParams(random_splits=True, max_features=1, bootstrap=False)
 RANDOM_FOREST = FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True)
 KINDS = {"completely_random": COMPLETELY_RANDOM, "random_forest": RANDOM_FOREST}
@@ -319,7 +327,7 @@ def test_trees_match_the_fingerprint_of_the_kernel_version():
     X, y = np.ascontiguousarray(X[:90], dtype=np.float32), y[:90].astype(np.int64)
     digest = hashlib.sha256()
     for random_splits, max_features, bootstrap in [(False, 8, True), (True, 1, False)]:
-        for array in kernels.grow_forest(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
+        for array in grow_unshared(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
             digest.update(np.ascontiguousarray(array).tobytes())
     assert digest.hexdigest() == TREE_FINGERPRINTS[KERNEL_VERSION]
 
@@ -352,7 +360,7 @@ def test_trees_do_not_depend_on_how_nodes_sort_their_values(shift, fingerprint):
     X, y = np.ascontiguousarray(X + shift, dtype=np.float32), y.astype(np.int64)
     digest = hashlib.sha256()
     for random_splits, max_features, bootstrap in [(False, 8, True), (True, 1, False)]:
-        for array in kernels.grow_forest(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
+        for array in grow_unshared(X, y, 10, 20, 7, max_features, random_splits, bootstrap, -1, 2, 1):
             digest.update(np.ascontiguousarray(array).tobytes())
     assert digest.hexdigest() == fingerprint
 
@@ -361,7 +369,7 @@ def test_trees_do_not_depend_on_how_nodes_sort_their_values(shift, fingerprint):
 def test_pure_leaves_share_rows_and_probabilities_are_unchanged(data, kind):
     X, y = data
     forest = grow(KINDS[kind], X, y)
-    grown = kernels.grow_forest(
+    grown = grow_unshared(
         np.ascontiguousarray(X, dtype=np.float32),
         y.astype(np.int64),
         3,
@@ -392,7 +400,7 @@ def kernels_max_features(params, X) -> int:
 
 
 def _grown_arrays(X, y, max_features, bootstrap, min_samples_leaf, histogram_min_node):
-    return kernels.grow_forest(
+    return grow_unshared(
         X,
         y,
         int(y.max()) + 1,
@@ -473,9 +481,7 @@ def test_binned_engine_grows_the_fast_trees_where_no_feature_needs_bins():
     for X, labels in ((few_values, y), (continuous, y[:250])):
         for random_splits, max_features, bootstrap in [(False, 3, True), (True, 1, False)]:
             args = (X, labels, 3, 8, 4, max_features, random_splits, bootstrap, -1, 2, 1, 64)
-            for exact, binned in zip(
-                kernels.grow_forest(*args, 0), kernels.grow_forest(*args, 255), strict=True
-            ):
+            for exact, binned in zip(grow_unshared(*args, 0), grow_unshared(*args, 255), strict=True):
                 np.testing.assert_array_equal(binned, exact)
 
 
@@ -492,7 +498,7 @@ def test_bins_hold_about_equal_counts_and_split_at_their_upper_edges():
         assert np.all(data.Xt[f][codes > 0] > edges[codes[codes > 0] - 1])  # ... and above the last one
         counts = np.bincount(codes, minlength=n_bins)
         assert counts.min() >= 0.9 * n / 50 and counts.max() <= 1.1 * n / 50
-    roots, feature, threshold, *_ = kernels.grow_forest(X, y, 2, 3, 1, 2, False, True, -1, 2, 1, 64, 50)
+    roots, feature, threshold, *_ = grow_unshared(X, y, 2, 3, 1, 2, False, True, -1, 2, 1, 64, 50)
     split_at_root = [threshold[r] for r in roots if r >= 0]
     assert all(np.isin(t, data.code_values[feature[r]]) for t, r in zip(split_at_root, roots, strict=True))
 
@@ -560,7 +566,7 @@ def test_pure_leaves_share_rows_as_numpy_computes_them(data, kind, max_depth):
     X, y = data
     params = FastForestParams(**{**KINDS[kind].__dict__, "max_depth": max_depth, "min_samples_leaf": 2})
     forest = grow(params, X, y, n_trees=25)
-    raw = kernels.grow_forest(
+    raw = grow_unshared(
         X, y.astype(np.int64), 3, 25, 0, n_candidate_features(params.max_features, X.shape[1]),
         params.random_splits, params.bootstrap, -1 if max_depth is None else max_depth, 2, 2,
     )  # fmt: skip

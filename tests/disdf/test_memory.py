@@ -25,6 +25,14 @@ from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
 from disdf.forests._specs import fit_fold_model
 from disdf.forests._tree_leaves import weighted_sum
 
+
+def grow_unshared(X, y, *args):
+    """The compiled grower with one leaf row per leaf, from X example-major as the tests build it
+    (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins)."""
+    args = (*args, *(kernels._HISTOGRAM_MIN_NODE, 0)[len(args) - 9 :])  # the defaults not given
+    return kernels.grow_forest(np.ascontiguousarray(X.T).astype(np.float64), y, *args, False)
+
+
 KINDS = {
     "completely_random": FastForestParams(random_splits=True, max_features=1, bootstrap=False),
     "random_forest": FastForestParams(random_splits=False, max_features="sqrt", bootstrap=True),
@@ -43,7 +51,7 @@ def data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _raw_arrays(params, X, y, n_trees, min_leaf=1, max_depth=None):
-    return kernels.grow_forest(
+    return grow_unshared(
         X, y, 3, n_trees, 5, n_candidate_features(params.max_features, X.shape[1]), params.random_splits,
         params.bootstrap, -1 if max_depth is None else max_depth, 2, min_leaf, kernels._HISTOGRAM_MIN_NODE,
         params.max_bins,
@@ -60,10 +68,11 @@ def test_growth_with_shared_leaves_is_grow_forest_then_share_pure_leaves(
     params = KINDS[kind]
     raw = _raw_arrays(params, X, y, 15, min_leaf, max_depth)
     roots, left, right, table = prediction_kernels.share_pure_leaves(raw[0], raw[3], raw[4], raw[5])
-    shared = kernels.grow_forest_shared(
+    shared = kernels.grow_forest(
         np.ascontiguousarray(X.T, dtype=value_type), y, 3, 15, 5,
         n_candidate_features(params.max_features, X.shape[1]), params.random_splits, params.bootstrap,
         -1 if max_depth is None else max_depth, 2, min_leaf, kernels._HISTOGRAM_MIN_NODE, params.max_bins,
+        True,
     )  # fmt: skip
     for name, got, want in zip(
         ("roots", "feature", "threshold", "left", "right", "leaf_values"),
@@ -266,10 +275,10 @@ def _numpy_leaves(X, roots, feature, threshold, left, right):
 def test_child_codes_relative_to_the_root_reach_the_leaves_of_the_grown_codes(data, kind):
     X, y = data
     fitted = FastForest(KINDS[kind], 12, 5, 3).fit(X, y)
-    grown = kernels.grow_forest_shared(
+    grown = kernels.grow_forest(
         np.ascontiguousarray(X.T), y, 3, 12, 5, n_candidate_features(KINDS[kind].max_features, X.shape[1]),
         KINDS[kind].random_splits, KINDS[kind].bootstrap, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE,
-        KINDS[kind].max_bins,
+        KINDS[kind].max_bins, True,
     )  # fmt: skip
     noise = np.random.default_rng(4).normal(size=(60, X.shape[1])).astype(np.float32) * 10
     X_new = np.vstack([X[:60], noise])
@@ -301,26 +310,6 @@ def test_child_code_types_follow_the_largest_tree_and_the_leaf_rows():
     assert local_child_codes(roots, left, right, 2**15)[1].dtype == np.int16
     assert local_child_codes(roots, left, right, 2**15 + 1)[1].dtype == np.int32
     assert local_child_codes(roots, left, right, 2**31 + 1)[1].dtype == np.int64
-
-
-def test_a_forest_pickled_with_node_index_child_codes_predicts_as_before(data):
-    """A forest pickled before child codes were relative to the root is converted when loaded."""
-    X, y = data
-    fitted = FastForest(KINDS["completely_random"], 6, 5, 3).fit(X, y)
-    old_state = pickle.loads(pickle.dumps(fitted)).__dict__
-    grown = kernels.grow_forest_shared(
-        np.ascontiguousarray(X.T), y, 3, 6, 5, 1, True, False, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE, 0
-    )
-    del old_state["child_codes"]
-    old_state["roots"], old_state["left"], old_state["right"] = (
-        grown[0].astype(np.int32),
-        grown[3].astype(np.int32),
-        grown[4].astype(np.int32),
-    )  # the earlier layout: node indices
-    old = FastForest.__new__(FastForest)
-    old.__setstate__(old_state)
-    np.testing.assert_array_equal(old.apply(X), fitted.apply(X))
-    np.testing.assert_array_equal(old.left, fitted.left)
 
 
 def test_growth_estimate_counts_one_copy_per_fold_among_the_tasks_run_at_once():

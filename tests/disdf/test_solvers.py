@@ -332,12 +332,10 @@ def test_a_non_finite_result_is_a_failure_whatever_its_status(monkeypatch, field
 
     from disdf import weights
 
-    real = weights.SOLVERS["frank_wolfe_away"]
-    monkeypatch.setitem(
-        weights.SOLVERS,
-        "frank_wolfe_away",
-        lambda problem, **kw: replace(real(problem, **kw), **{field: value}),
-    )
+    entry = weights.SOLVER_REGISTRY["frank_wolfe_away"]
+    real = entry.function
+    wrapped = replace(entry, function=lambda problem, **kw: replace(real(problem, **kw), **{field: value}))
+    monkeypatch.setitem(weights.SOLVER_REGISTRY, "frank_wolfe_away", wrapped)
     with pytest.raises(
         WeightSolverError, match=rf"returned non-finite {named} .*status 'converged'"
     ) as caught:

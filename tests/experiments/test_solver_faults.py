@@ -134,10 +134,12 @@ def returns_inf_objective(monkeypatch, solver="frank_wolfe_away"):
 
     from disdf import weights
 
-    real = weights.SOLVERS[solver]
-    monkeypatch.setitem(
-        weights.SOLVERS, solver, lambda problem, **kw: replace(real(problem, **kw), objective=float("inf"))
+    entry = weights.SOLVER_REGISTRY[solver]
+    real = entry.function
+    wrapped = replace(
+        entry, function=lambda problem, **kw: replace(real(problem, **kw), objective=float("inf"))
     )
+    monkeypatch.setitem(weights.SOLVER_REGISTRY, solver, wrapped)
 
 
 NON_FINITE = (
@@ -178,13 +180,16 @@ def test_a_cross_fitted_part_that_falls_back_is_warned_of(monkeypatch):
 
     from disdf import weights
 
-    real = weights.SOLVERS["frank_wolfe_away"]
+    entry = weights.SOLVER_REGISTRY["frank_wolfe_away"]
+    real = entry.function
 
     def fails_warm_started(problem, *, w0=None, **kw):
         solution = real(problem, w0=w0, **kw)
         return solution if w0 is None else replace(solution, objective=float("inf"))
 
-    monkeypatch.setitem(weights.SOLVERS, "frank_wolfe_away", fails_warm_started)
+    monkeypatch.setitem(
+        weights.SOLVER_REGISTRY, "frank_wolfe_away", replace(entry, function=fails_warm_started)
+    )
     with pytest.warns(
         SolverFallbackWarning,
         match=r"failed on 0 of 12 weight problems at level 1 \(and on 36 of 36 cross-fitted parts\).*"

@@ -6,14 +6,14 @@ a handful of flat arrays (see :mod:`disdf.forests._compiled.kernels`, which grow
 them; :mod:`disdf.forests._compiled.prediction_kernels` reads them), with no Python
 object per tree. It implements the interface the cascade needs from a
 fold model (``probabilities``, ``weighted_probabilities``, ``first``), like
-:class:`disdf.forests._tree_leaves.LeafTable` does for scikit-learn forests.
+:class:`disdf.forests._tree_leaves.SklearnFoldModel` does for scikit-learn forests.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from math import log2, sqrt
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from sklearn.utils import check_array
 
 import disdf.forests._compiled.kernels as kernels
 import disdf.forests._compiled.prediction_kernels as prediction_kernels
+from disdf._utils.parameters import MaxFeatures
 from disdf.forests._compiled.leaf_memo import LeafMemo
 from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
 from disdf.forests._tree_leaves import TreeLeaves, leaf_rows
@@ -37,24 +38,19 @@ SUPPORTED_PARAMS = (
 
 
 def n_candidate_features(max_features: Any, n_features: int) -> int:
-    """scikit-learn's resolution of ``max_features`` to a count."""
+    """scikit-learn's resolution of ``max_features`` to a count (checked by the one rule of
+    :class:`~disdf._utils.parameters.MaxFeatures` first)."""
+    MaxFeatures().check("FastForestParams", "max_features", max_features)
     if max_features is None:
         count = n_features
     elif max_features == "sqrt":
         count = int(sqrt(n_features))
     elif max_features == "log2":
         count = int(log2(n_features))
-    elif isinstance(max_features, Integral) and not isinstance(max_features, bool):
+    elif isinstance(max_features, Integral):
         count = int(max_features)
-    elif isinstance(max_features, Real) and 0.0 < max_features <= 1.0:
-        count = int(max_features * n_features)
     else:
-        raise ValueError(
-            "max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1]; "
-            f"got {max_features!r}"
-        )
-    if count < 1 and isinstance(max_features, Integral):
-        raise ValueError(f"max_features must be >= 1; got {max_features!r}")
+        count = int(max_features * n_features)
     return max(1, min(count, n_features))
 
 
@@ -134,7 +130,7 @@ class FastForest:
                 f"got shape {Xt.shape}"
             )
         p = self.params
-        self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest_shared(
+        self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest(
             Xt,
             y_code,
             self.n_classes,
@@ -148,6 +144,7 @@ class FastForest:
             p.min_samples_leaf,
             kernels._HISTOGRAM_MIN_NODE,
             p.max_bins,
+            True,  # pure leaves share rows: what a fitted forest keeps
         )
         del Xt
         self.n_features_in_ = X.shape[1]
@@ -163,24 +160,13 @@ class FastForest:
 
         Every prediction is unchanged: the kernels compare float32 values x, and for those
         ``x <= t`` holds exactly when ``x <= float32_floor(t)``. Pure leaves already share the
-        rows of their class (:func:`~disdf.forests._compiled.kernels.grow_forest_shared`): on 40,000
+        rows of their class (:func:`~disdf.forests._compiled.kernels.grow_forest`): on 40,000
         MNIST images a completely-random tree has 22,000 leaves, 80 bytes each as rows of their own.
         """
         self.roots, self.left, self.right = local_child_codes(self.roots, left, right, len(self.leaf_values))
         self.child_codes = ROOT_RELATIVE
         self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
         self.threshold = float32_floor(threshold)
-
-    def __setstate__(self, state: dict) -> None:
-        """A forest pickled before child codes were relative to the root (no ``child_codes``) is
-        converted, so it predicts as it did."""
-        if "left" in state and state.get("child_codes") != ROOT_RELATIVE:
-            state["roots"], state["left"], state["right"] = local_child_codes(
-                np.asarray(state["roots"], dtype=np.int64), np.asarray(state["left"], dtype=np.int64),
-                np.asarray(state["right"], dtype=np.int64), len(state["leaf_values"]),
-            )  # fmt: skip
-            state["child_codes"] = ROOT_RELATIVE
-        self.__dict__.update(state)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
         return self.roots, self.feature, self.threshold, self.left, self.right

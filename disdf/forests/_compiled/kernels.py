@@ -17,7 +17,8 @@ Layout of a fitted forest, flat arrays shared by all its trees:
 * ``roots[t]`` is the child code of tree t's root (a leaf for a one-leaf tree);
 * ``leaf_values[leaf, :]`` is the leaf's class distribution (weighted class
   counts of its training examples, normalised), over the cascade's full class
-  list. :func:`grow_forest` writes one row per leaf; a fitted
+  list. :func:`grow_forest` writes one row per leaf, or with ``share_pure`` one row per class
+  that every pure leaf of that class shares; a fitted
   :class:`~disdf.forests._compiled.FastForest` then lets pure leaves share rows and
   stores the children's codes relative to their tree's root, int16 or int32, as the prediction
   kernels read them (:func:`disdf.forests._compiled.node_layout.local_child_codes`).
@@ -775,54 +776,6 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
 
 @nb.njit(cache=True, nogil=True)
 def grow_forest(
-    X,
-    y,
-    n_classes,
-    n_trees,
-    seed,
-    max_features,
-    random_splits,
-    bootstrap,
-    max_depth,
-    min_samples_split,
-    min_samples_leaf,
-    histogram_min_node=_HISTOGRAM_MIN_NODE,
-    max_bins=0,
-):
-    """Grow ``n_trees`` trees on (X, y); y holds class codes in [0, n_classes).
-
-    ``max_depth < 0`` means unlimited. Best splits of nodes of at least
-    ``histogram_min_node`` examples on coded features read histograms
-    (:func:`_histogram_threshold`; the same trees, faster on large nodes).
-    ``max_bins > 0`` (engine "binned") also codes, on forests that large,
-    features of more distinct values, by bins of about equal counts (at most
-    ``max_bins``): not the same trees, as in DF21 and LightGBM.
-    Returns (roots, feature, threshold, left, right, leaf_values), the arrays
-    trimmed to the nodes and leaves used, one row of leaf_values per leaf.
-    """
-    Xt = np.ascontiguousarray(X.T).astype(np.float64)
-    return _grow_all(
-        Xt,
-        y,
-        GrowthRules(
-            n_classes,
-            max_features,
-            random_splits,
-            bootstrap,
-            max_depth,
-            min_samples_split,
-            min_samples_leaf,
-            histogram_min_node,
-            False,
-        ),
-        n_trees,
-        seed,
-        max_bins,
-    )
-
-
-@nb.njit(cache=True, nogil=True)
-def grow_forest_shared(
     Xt,
     y,
     n_classes,
@@ -836,13 +789,25 @@ def grow_forest_shared(
     min_samples_leaf,
     histogram_min_node,
     max_bins,
+    share_pure,
 ):
-    """:func:`grow_forest` from X feature-major (``Xt``, float64 or float32: the same trees, as every
-    value read is widened to float64), its pure leaves sharing rows as they are written: the arrays
-    of :func:`disdf.forests._compiled.prediction_kernels.share_pure_leaves` applied to grow_forest's, bit
-    for bit (child codes int64), without a row per pure leaf even while growing (what a
-    :class:`~disdf.forests._compiled.FastForest` keeps; on 40,000 MNIST images grow_forest's leaf table
-    of 100 trees takes 0.3 GB)."""
+    """Grow ``n_trees`` trees on X, given feature-major (``Xt``, float64 or float32: the same trees,
+    as every value read is widened to float64); y holds class codes in [0, n_classes).
+
+    ``max_depth < 0`` means unlimited. Best splits of nodes of at least
+    ``histogram_min_node`` examples on coded features read histograms
+    (:func:`_histogram_threshold`; the same trees, faster on large nodes).
+    ``max_bins > 0`` (engine "binned") also codes, on forests that large,
+    features of more distinct values, by bins of about equal counts (at most
+    ``max_bins``): not the same trees, as in DF21 and LightGBM.
+    Returns (roots, feature, threshold, left, right, leaf_values), the arrays
+    trimmed to the nodes and leaves used. ``share_pure``: pure leaves share the rows 0..C-1 of
+    leaf_values (the one-hot distributions) as they are written, what a
+    :class:`~disdf.forests._compiled.FastForest` keeps (on 40,000 MNIST images a row per leaf takes
+    0.3 GB for 100 trees): the arrays of
+    :func:`disdf.forests._compiled.prediction_kernels.share_pure_leaves` applied to the unshared
+    ones, bit for bit (child codes int64). Without it, one row per leaf.
+    """
     rules = GrowthRules(
         n_classes,
         max_features,
@@ -852,7 +817,7 @@ def grow_forest_shared(
         min_samples_split,
         min_samples_leaf,
         histogram_min_node,
-        True,
+        share_pure,
     )
     return _grow_all(Xt, y, rules, n_trees, seed, max_bins)
 
@@ -921,7 +886,7 @@ def _training_data(Xt, y, random_splits, histogram_min_node, max_bins):
 
     ``Xt``: X feature-major, so that a node's values of one feature are close;
     float64 (:func:`grow_forest`: the compiled code runs faster on it) or float32
-    (:func:`grow_forest_shared` on large forests: half the memory; the values, hence
+    (:func:`grow_forest` on large forests: half the memory; the values, hence
     the trees, are the same). ``presorted[f]``: the examples in
     increasing order of feature f (best splits only). ``nonzero_bits``: see
     :func:`_nonzero_bits`; ``use_zero_bits``: zeros are common enough (pixels)

@@ -208,7 +208,7 @@ def baseline_phrase(root: Path, headline: pd.DataFrame) -> str:
     return f"every {_names(won)} cell (by {min(gaps):.1f}–{max(gaps):.1f} points)"
 
 
-def draw_forest(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame, path: Path) -> None:
+def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame, path: Path) -> None:
     """Per dataset a panel: each cell's DisDF − gcF with its 95 % CI (ours) and the paper's value, the
     dataset's pooled effect at the bottom, the ±margin band shaded; one x scale for every panel."""
     import matplotlib
@@ -297,7 +297,7 @@ def render(context: ReportContext) -> Rendered | None:
     )
     return Rendered(
         markdown,
-        figures={FIGURE: partial(draw_forest, headline, paper, facts["effects"])},
+        figures={FIGURE: partial(draw_forest_plot, headline, paper, facts["effects"])},
         files={SUMMARY: summary},
     )
 
