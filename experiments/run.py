@@ -28,8 +28,7 @@ from experiments.reporting.report import write_protocol
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.command_line import DEBUG_ENV, refuse_bad_command_line
 from experiments.running.composition import CONFIG_PATH
-from experiments.running.plan import RunPlan
-from experiments.running.planner import plan_run
+from experiments.running.plan import RunPlan, plan_run
 from experiments.running.preflight import check_before_work
 from experiments.running.runner import run_units
 from experiments.safety.durable import DiskFullError, UnreadableFileError, UnwritableFolderError

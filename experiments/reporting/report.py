@@ -26,6 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from disdf._utils.atomic_files import remove_leftovers, replaced_atomically, write_text_atomically
+from experiments.paths import ROOT
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import (
     audit,
@@ -42,9 +43,7 @@ from experiments.reporting.sections import (
     verdict,
     weight_fitting,
 )
-from experiments.running.config import ROOT
-from experiments.running.plan import RunPlan
-from experiments.running.planner import plan_run
+from experiments.running.plan import RunPlan, plan_run
 from experiments.safety.folder_lock import FolderInUseError, exclusive_folder
 from experiments.safety.generation import add_to_generation, new_generation
 from experiments.safety.guards import writes_headline
@@ -177,12 +176,14 @@ def _remove_others(folder: Path, rendered: Rendered) -> None:
             )
 
 
-def write_protocol(plan: RunPlan) -> pd.DataFrame | None:
-    """The protocol section and tables of ``plan``'s folder (what the runner writes after its units)."""
+def write_protocol(plan: RunPlan, context: ReportContext | None = None) -> pd.DataFrame | None:
+    """The protocol section and tables of ``plan``'s folder (what the runner writes after its units);
+    ``context``: the report build's, whose records the later sections read again."""
     folder = plan.runtime.output_dir
+    context = context or ReportContext(ROOT, folder, plan)
     with exclusive_folder(folder):
         remove_leftovers(folder)
-        rendered = write_sections(ReportContext(ROOT, folder, plan), list(RUN_SECTIONS))["protocol"]
+        rendered = write_sections(context, list(RUN_SECTIONS))["protocol"]
     if rendered is None:
         return None
     log.info(f"Wrote {folder / 'tables'} and {folder / 'REPORT.md'}")
@@ -224,12 +225,11 @@ def write_report(plan: RunPlan, names: list[str] | None) -> None:
             f"runtime.output_dir={folder}: sections {sorted(set(names) - allowed)} belong "
             "to the headline's REPORT.md (results/); this folder has only its run's sections"
         )
+    context = ReportContext(ROOT, folder, plan)  # one per build: each folder's records read once
     if "protocol" in names:
-        write_protocol(plan)
+        write_protocol(plan, context)
     later = [name for name in names if name not in RUN_SECTIONS or "protocol" not in names]
-    written = write_sections(
-        ReportContext(ROOT, folder, plan), [name for name in later if name != "protocol"]
-    )
+    written = write_sections(context, [name for name in later if name != "protocol"])
     if headline and "verdict" in written:
         sync_readme(written["verdict"])
     log.info(f"REPORT.md of {folder}: {', '.join(names)}")

@@ -19,18 +19,44 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from experiments.analysis.cells import load_records
+from experiments.running.composition import compose_config
+from experiments.running.plan import decide
+
 if TYPE_CHECKING:
+    import pandas as pd
+
     from experiments.running.plan import RunPlan
+    from experiments.running.records import RecordGrid
 
 
 @dataclass(frozen=True)
 class ReportContext:
-    """Where a section reads (``root``: the checkout) and which REPORT.md it writes into (``folder``)."""
+    """Where a section reads (``root``: the checkout) and which REPORT.md it writes into (``folder``).
+
+    One context serves a whole report build: every section asks it for records
+    (:meth:`records`, :meth:`folder_records`), and each folder's records are read from disk once
+    (the headline's serve the protocol section and the seven sections that compare with it)."""
 
     root: Path
     folder: Path
     #: The run whose folder it is (the protocol section reads its records; headline sections need none).
     plan: RunPlan | None = None
+    _read: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+
+    def folder_records(self, folder: Path, grid: RecordGrid) -> pd.DataFrame:
+        """The records of ``grid``'s config in ``folder`` (a copy: a section may change its frame)."""
+        key = (str(Path(folder).resolve()), repr(grid))
+        if key not in self._read:
+            self._read[key] = load_records(Path(folder), grid)
+        return self._read[key].copy()
+
+    def records(self, experiment: str, *overrides: str, folder: str = "") -> tuple[pd.DataFrame, RunPlan]:
+        """The records of an experiment as committed (its config hash, its output folder, or the
+        sub-folder ``folder`` of a multirun job) and its plan."""
+        # Reading committed records needs the plan's grid, not the checks a run makes before writing.
+        plan = decide(compose_config(f"experiment={experiment}", *overrides))
+        return self.folder_records(self.root / plan.runtime.output_dir / folder, plan.grid), plan
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._discriminative import DisDFClassifier
 from disdf.forests._compiled import KERNEL_VERSION
 from disdf.forests._specs import COMPILED_ENGINES
-from experiments.running.config import ROOT, model_defaults
+from experiments.paths import ROOT
+from experiments.running.config import model_defaults
 
 CONFIG_PATH = str(ROOT / "configs")
 

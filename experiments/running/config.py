@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any, Optional
 
 from hydra.core.config_store import ConfigStore
@@ -18,11 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from disdf.cascade._discriminative import DEFAULT_TUNE_GRID
 from disdf.datasets._loaders import DATA_DIR_ENV
-
-#: The checkout's root: configs/, results/ and the shared data folder beside it are found from here.
-ROOT = Path(__file__).resolve().parents[2]
-#: Where `make` looks for the data when DISDF_DATA_DIR is not set: ../shared/data beside the checkout.
-SHARED_DATA_DIR = ROOT.parent / "shared" / "data"
+from experiments.paths import ROOT, SHARED_DATA_DIR
 
 
 def default_data_dir() -> str | None:

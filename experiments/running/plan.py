@@ -3,8 +3,9 @@
 :func:`decide` is the one reader of a run's config: it returns a :class:`RunPlan`,
 what runs (datasets x Ns x Ts x methods x repetitions), with which estimator
 specs, on which data, into which folder, under which config hash.
-:func:`experiments.running.planner.plan_run` decides and then refuses what the
-plan alone shows wrong. Every later step (the checks against the data and the
+:func:`plan_run` decides and then refuses, naming the setting, what the plan alone shows wrong:
+parameters no estimator accepts, n_jobs, and any run but the committed headline pointed at
+``results/``. Every later step (the checks against the data and the
 machine in :mod:`.preflight`, the runner, REPORT.md) reads the plan, never the config.
 """
 
@@ -17,14 +18,23 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 
-from experiments.running.composition import config_hash, estimator_specs, is_cascade, methods, typed_like
-from experiments.running.config import model_defaults
-from experiments.running.protocol import ProtocolPlan
+from experiments.running.composition import (
+    compose_config,
+    config_hash,
+    estimator_specs,
+    is_cascade,
+    methods,
+    typed_like,
+)
+from experiments.running.config import check_known_keys, model_defaults
+from experiments.running.protocol import ProtocolPlan, Unit
 from experiments.running.records import RecordGrid
-from experiments.safety.backends import BACKENDS
-from experiments.safety.guards import SweepJob, job_output_dir
+from experiments.running.unit import make_estimator
+from experiments.safety.backends import BACKENDS, local_workers
+from experiments.safety.guards import SweepJob, check_headline_folder, job_output_dir, writes_headline
 
 
 @dataclass(frozen=True)
@@ -113,3 +123,42 @@ def decide(cfg: DictConfig, job: SweepJob | None = None) -> RunPlan:
         specs=MappingProxyType(estimator_specs(cfg, names)),
         config_hash=config_hash(cfg),
     )
+
+
+#: The one experiment that writes the headline folder, results/ itself.
+HEADLINE_EXPERIMENT = "paper"
+
+
+def plan_run(cfg: DictConfig, job: SweepJob | None = None) -> RunPlan:
+    """The checked plan of ``cfg`` (``job``: the multirun job it is, which gets its own folder), or the
+    first thing the config alone shows wrong, naming its setting."""
+    check_known_keys(cfg)
+    plan = decide(cfg, job)
+    check_plan(plan)
+    return plan
+
+
+def check_plan(plan: RunPlan) -> None:
+    """What the plan alone shows wrong beyond what its dataclasses refuse when built (the grid, the
+    protocol's and runtime's values): the estimators, n_jobs, and last, the headline folder (a bad
+    value is named as such, not as a config of another hash)."""
+    check_estimators(plan)
+    local_workers(plan.runtime.n_jobs, 1)
+    if writes_headline(plan.runtime.output_dir):
+        headline = decide(compose_config(f"experiment={HEADLINE_EXPERIMENT}"))
+        check_headline_folder(plan.runtime.output_dir, plan.key(), headline.key(), plan.experiment_name)
+
+
+def check_estimators(plan: RunPlan) -> None:
+    """Validate the estimators' parameters (model.*, solver.*) before any work, not in the first split."""
+    for method in plan.specs:
+        try:
+            estimator = make_estimator(Unit("check", 1, min(plan.protocol.Ts), method, 0), plan.specs, 0)
+        except InstantiationException as error:
+            raise ValueError(f"methods.{method} does not build an estimator: {error}") from error
+        if not hasattr(estimator, "_validate_hyperparameters"):
+            continue  # e.g. a scikit-learn pipeline: its own checks run at fit
+        try:
+            estimator._validate_hyperparameters()
+        except (ValueError, TypeError) as error:
+            raise type(error)(f"Invalid model/solver config for {method}: {error}") from error

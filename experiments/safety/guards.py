@@ -21,7 +21,7 @@ from pathlib import Path
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from experiments.running.config import ROOT
+from experiments.paths import ROOT
 
 HEADLINE_DIR = ROOT / "results"
 #: Override keys that say where or how a job runs, not what it computes: left out of a job's folder name.

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 from threadpoolctl import threadpool_info
 
-from experiments.running.config import ROOT
+from experiments.paths import ROOT
 
 #: Libraries whose builds can move a result's last digits (BLAS products, compiled kernels).
 #: The columns of a stamped CSV that hold short commit hashes: text, even when a hash is all digits.

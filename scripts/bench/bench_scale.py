@@ -72,7 +72,7 @@ WARM_UP_PER_CLASS = 30
 def problem_data(problem: str, n_train: int, data_dir: str | None) -> tuple[np.ndarray, ...]:
     """(X_train, y_train, X_test, y_test), X as float32 (what every forest here reads)."""
     if problem == "mnist":
-        from experiments.running.full_mnist import mnist_float32
+        from experiments.drivers.full_mnist import mnist_float32
 
         return mnist_float32(data_dir, n_train, N_TEST)
     from sklearn.datasets import make_classification

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from disdf.datasets._loaders import load_mnist
-from experiments.reporting.statistics import tost_paired
+from experiments.analysis.statistics import tost_paired
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import Unit

@@ -38,7 +38,7 @@ import argparse
 
 import pandas as pd
 
-from experiments.reporting.statistics import tost_paired
+from experiments.analysis.statistics import tost_paired
 from experiments.running.records import RecordStore
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

@@ -26,7 +26,7 @@ import pandas as pd
 from sklearn.ensemble import ExtraTreesClassifier
 
 from disdf.forests._plain import PlainForestClassifier
-from experiments.reporting.statistics import mean_ci, tost_paired
+from experiments.analysis.statistics import mean_ci, tost_paired
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import draw_split, load_pool, split_seed, test_size
 from scripts.bench_output import add_record_flag, bench_output, write_csv

@@ -17,9 +17,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 
 import argparse
 
-from experiments.running.committed_sample import SAMPLES, sample_config
+from experiments.drivers.committed_sample import SAMPLES, sample_config
+from experiments.paths import ROOT
 from experiments.running.composition import config_hash
-from experiments.running.config import ROOT
 from experiments.running.records import RecordStore
 
 

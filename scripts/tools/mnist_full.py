@@ -5,7 +5,7 @@ Usage: python scripts/tools/mnist_full.py experiment=mnist_full [full_mnist.n_tr
 Writes results/mnist_full.csv, results/mnist_full_history.csv and its section of
 results/REPORT.md when run with the committed settings (`make mnist-full`); any other
 run (a slice, another solver, fewer workers) writes build/mnist_full/ unless the command
-sets runtime.output_dir, and is refused if that is results/. See experiments/running/full_mnist.py
+sets runtime.output_dir, and is refused if that is results/. See experiments/drivers/full_mnist.py
 for what is measured and how.
 """
 
@@ -20,8 +20,8 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from experiments.drivers.full_mnist import run_full_mnist, run_output_dir
 from experiments.running.composition import CONFIG_PATH
-from experiments.running.full_mnist import run_full_mnist, run_output_dir
 
 
 @hydra.main(version_base=None, config_path=CONFIG_PATH, config_name="config")

@@ -2,7 +2,7 @@
 
 The sweep (2 datasets x N in {30, 40} x T in {10, 20} x 2 methods x R
 repetitions) runs as ``python -m experiments.run``; every kill is SIGKILL to
-the runner's whole process group (see :mod:`experiments.safety.soak`). At the end the
+the runner's whole process group (see :mod:`experiments.drivers.soak`). At the end the
 resumed sweep is compared with an uninterrupted one.
 
 Prints the counts and appends a row to ``results/bench/soak_resume.csv`` (with ``--record``, as
@@ -32,7 +32,7 @@ import platform
 import tempfile
 from datetime import datetime, timezone
 
-from experiments.safety.soak import (
+from experiments.drivers.soak import (
     compare_with,
     duplicated_lines_counted,
     kill_and_resume,

@@ -141,6 +141,40 @@ def test_every_room_exports_what_it_names_and_the_top_level_exports_it_again():
             assert hasattr(module, name), f"{room}.{name}"
 
 
+#: The reproduction's rooms and floors, as the library's: paths first (the one module every room reads
+#: to find the checkout), then the safety mechanisms, the runner, the analysis of its records, the
+#: rendering of reports, the drivers of whole runs and the command line.
+EXPERIMENT_FLOORS = {
+    "experiments": 0,  # its __init__: a docstring
+    "experiments.paths": 0,
+    "experiments.safety": 1,
+    "experiments.running": 2,
+    "experiments.analysis": 3,
+    "experiments.reporting": 4,
+    "experiments.drivers": 5,
+    "experiments.run": 6,
+}
+
+
+def test_the_experiments_import_only_downwards():
+    rooms = sorted(
+        f"experiments.{p.stem}"
+        for p in (ROOT / "experiments").iterdir()
+        if (p / "__init__.py").is_file() or (p.suffix == ".py" and p.stem != "__init__")
+    )
+    assert rooms == sorted(room for room in EXPERIMENT_FLOORS if room != "experiments")
+    upward = []
+    for module, imported in imports_of_our_modules().items():
+        if not module.startswith("experiments"):
+            continue
+        for name in imported:
+            if name.startswith("experiments"):
+                here, there = room_of(module), room_of(name)
+                if here != there and EXPERIMENT_FLOORS[there] >= EXPERIMENT_FLOORS[here]:
+                    upward.append(f"{module} -> {name}")
+    assert upward == []
+
+
 def test_there_is_no_import_circle():
     graph = imports_of_our_modules()
     circles = []

@@ -16,7 +16,7 @@ from records_for_tests import a_record
 
 from disdf.datasets._loaders import DataFileError
 from experiments.running.composition import compose_config
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore
 from experiments.running.runner import run_units
 from experiments.safety.durable import UnwritableFolderError
@@ -315,7 +315,7 @@ BAD_RECORD_LINES = [
 def test_a_bad_or_duplicated_record_is_dropped_with_file_and_line_and_counts_nowhere(
     tmp_path, name, line, warning
 ):
-    from experiments.reporting.tables import cell_table
+    from experiments.analysis.cells import cell_table
 
     store = RecordStore(tmp_path)
     store.append_many([a_record(), a_record(method="disdf")])

@@ -10,10 +10,10 @@ import os
 import pytest
 from omegaconf import OmegaConf
 
+from experiments.drivers.soak import records_without_timing
 from experiments.running.composition import compose_config
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 from experiments.running.runner import run_units
-from experiments.safety.soak import records_without_timing
 
 
 def sweep_config(output_dir, data_dir, *overrides):

@@ -1,6 +1,6 @@
 """The committed records are what the code computes: a sample of every committed experiment, rerun.
 
-Each part of experiments.running.committed_sample.SAMPLES is a test of its own, so that pytest-xdist
+Each part of experiments.drivers.committed_sample.SAMPLES is a test of its own, so that pytest-xdist
 spreads them over its workers; the fast tests show the comparison can fail and what it ignores.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from experiments.running import committed_sample
-from experiments.running.committed_sample import (
+from experiments.drivers import committed_sample
+from experiments.drivers.committed_sample import (
     IGNORED_FIELDS,
     NOT_SAMPLED,
     RECORD,
@@ -28,9 +28,9 @@ from experiments.running.committed_sample import (
     sample_keys,
     sample_named,
 )
+from experiments.paths import ROOT
 from experiments.running.composition import compose_config
-from experiments.running.config import ROOT
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 from experiments.running.records import ABSENT, RecordStore
 from experiments.safety.guards import job_folder
 

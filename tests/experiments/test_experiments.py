@@ -10,10 +10,10 @@ import pytest
 from hydra.errors import ConfigCompositionException
 from scipy import stats
 
+from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.reporting.report import write_protocol
-from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.running.composition import compose_config
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 from experiments.running.protocol import Pool, draw_split, split_seed
 from experiments.running.records import RecordStore
 from experiments.running.runner import run_units

@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.running.composition import compose_config
-from experiments.running.full_mnist import (
+from experiments.drivers.full_mnist import (
     check_committed_folder,
     check_settings,
     mcnemar,
     run_full_mnist,
 )
+from experiments.running.composition import compose_config
 
 
 def make_config(*overrides):
@@ -166,8 +166,8 @@ def test_one_method_alone_gets_its_row_and_no_paired_comparison(tmp_path, data_d
 def test_a_slice_writes_its_own_folder_and_only_the_committed_run_writes_results(monkeypatch, tmp_path):
     from joblib import effective_n_jobs
 
-    from experiments.running.config import ROOT
-    from experiments.running.full_mnist import OTHER_RUNS_DIR, run_output_dir
+    from experiments.drivers.full_mnist import OTHER_RUNS_DIR, run_output_dir
+    from experiments.paths import ROOT
     from experiments.safety.guards import writes_headline
 
     monkeypatch.chdir(ROOT)  # the config's results/ is relative, as `make mnist-full` runs it
@@ -208,7 +208,7 @@ def test_a_slice_writes_its_own_folder_and_only_the_committed_run_writes_results
 def test_a_run_other_than_the_committed_one_is_refused_the_committed_files_before_any_work(
     overrides, named, tmp_path
 ):
-    from experiments.running.config import ROOT
+    from experiments.paths import ROOT
 
     committed = f"runtime.output_dir={ROOT / 'results'}"
     # An empty data folder: a run that got past the check would fail on the missing MNIST files.
@@ -221,7 +221,7 @@ def test_a_run_other_than_the_committed_one_is_refused_the_committed_files_befor
 
 def test_the_images_read_as_float32_are_load_mnists_values(data_dir):
     from disdf.datasets._loaders import load_mnist
-    from experiments.running.full_mnist import mnist_float32
+    from experiments.drivers.full_mnist import mnist_float32
 
     X_train, y_train, X_test, y_test = mnist_float32(data_dir, 300, 40)
     mnist = load_mnist(data_dir, download=False)

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from records_for_tests import a_record
 
+from experiments.paths import ROOT
 from experiments.reporting.report import write_protocol
-from experiments.reporting.tables import experiment_records
+from experiments.reporting.section import ReportContext
 from experiments.running.composition import compose_config, config_hash
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore
 from experiments.safety.generation import (
     IncompleteOutputsError,
@@ -124,7 +125,9 @@ def test_every_committed_record_passes_its_experiments_checks():
     for experiment, overrides, *folder in experiments:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            records, _ = experiment_records(experiment, *overrides, folder=folder[0] if folder else "")
+            records, _ = ReportContext(ROOT, ROOT / "results").records(
+                experiment, *overrides, folder=folder[0] if folder else ""
+            )
         assert len(records) > 0, experiment
 
 

@@ -6,14 +6,14 @@ byte-identical tables across runs and across runtime.n_jobs = 1 and 2.
 
 import pytest
 
-from experiments.running.planner import plan_run
-from experiments.safety.soak import (
+from experiments.drivers.soak import (
     compare_with,
     kill_and_resume,
     records_without_timing,
     run_to_completion,
     table_files,
 )
+from experiments.running.plan import plan_run
 
 # 2 datasets x 2 N x 2 T x 2 methods x 4 repetitions = 64 units in 16 splits, about 5 s of work.
 SWEEP = ["experiment=smoke", "protocol.Ns=[30,40]", "protocol.Ts=[10,20]", "protocol.repetitions=4"]
@@ -213,7 +213,7 @@ def test_sigterm_during_the_first_numba_compilation_exits_130_with_a_message(tmp
     import signal
     import subprocess
 
-    from experiments.safety.soak import ROOT, sweep_command
+    from experiments.drivers.soak import ROOT, sweep_command
 
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba_cache")}
     # 128 units: the run outlasts the latest signal even after compiling.

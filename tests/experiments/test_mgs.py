@@ -15,7 +15,7 @@ from experiments.reporting.sections.mgs import (
     paired_differences,
 )
 from experiments.running.composition import compose_config, config_hash, estimator_specs
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 from experiments.running.protocol import Split, Unit
 from experiments.running.unit import run_split
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.reporting.paper_claims import (
+from experiments.analysis.paper_claims import (
     CLAIMS,
     CONFIRMED,
     REFUTED,

@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.reporting.paper_statistics import (
+from experiments.analysis.cells import DATASET_NAMES
+from experiments.analysis.paper_statistics import (
     paired_t_power,
     paper_statistics_section,
     power_of_our_tests,
     repetitions_consistent,
     spread_across_T,
 )
-from experiments.reporting.tables import DATASET_NAMES
 
 DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")
 NS = (50, 80, 100, 120)
@@ -161,7 +161,7 @@ def test_section_is_short_markdown_with_every_dataset_and_the_all_row():
 
 def test_one_n_for_every_dataset_is_rejected_only_when_they_differ():
     """The likelihood-ratio test: datasets simulated with 1 and 20 repetitions differ, all with 5 do not."""
-    from experiments.reporting.paper_statistics import heterogeneity
+    from experiments.analysis.paper_statistics import heterogeneity
 
     same = spread_across_T(*simulated_tables(seed=1, paper_repetitions=5))
     assert heterogeneity(same)["p"] > 0.01
@@ -172,7 +172,7 @@ def test_one_n_for_every_dataset_is_rejected_only_when_they_differ():
 
 
 def test_the_sign_pattern_and_single_split_coverage_count_what_they_say():
-    from experiments.reporting.paper_statistics import sign_pattern, single_split_coverage
+    from experiments.analysis.paper_statistics import sign_pattern, single_split_coverage
 
     records, paper = simulated_tables(seed=4, repetitions=40)
     signs = sign_pattern(records, paper).set_index("dataset")

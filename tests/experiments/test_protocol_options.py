@@ -85,7 +85,7 @@ def test_label_faults_misalign_once_per_dataset_or_invert_the_test_labels():
 
 
 def test_each_option_enters_the_hash_only_when_set_and_bad_values_are_named():
-    from experiments.running.planner import plan_run
+    from experiments.running.plan import plan_run
 
     base = config_hash(compose_config("experiment=paper"))
     for override in (

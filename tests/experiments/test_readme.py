@@ -55,7 +55,7 @@ COMMANDS = readme_run_commands()
 def test_every_readme_run_command_composes_and_passes_the_checks(words):
     """What a user copies from the README is a valid command (sweeps: their first value)."""
     from experiments.running.composition import compose_config
-    from experiments.running.planner import plan_run
+    from experiments.running.plan import plan_run
 
     overrides = []
     for word in words:

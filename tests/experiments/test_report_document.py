@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from experiments.reporting import statistics
+from experiments.analysis import statistics
+from experiments.paths import ROOT
 from experiments.reporting.report import (
     APPENDIX,
     README_BEGIN,
@@ -20,7 +21,6 @@ from experiments.reporting.report import (
     readme_with_summary,
 )
 from experiments.reporting.sections.run_details import duration
-from experiments.running.config import ROOT
 
 RESULTS = ROOT / "results"
 
@@ -129,3 +129,20 @@ def test_scaled_chi2_estimate_finds_each_scale_and_tests_one_for_all():
     assert result["p"] > 0.01
     mixed = np.r_[rng.chisquare(24, 2) / 1.0, rng.chisquare(24, 2) / 20.0]
     assert statistics.scaled_chi2_estimate(mixed, df)["p"] < 1e-4
+
+
+def test_a_report_build_reads_each_folder_s_records_once(monkeypatch):
+    """The headline's records serve the protocol section and every section that compares with them."""
+    from experiments.reporting import section
+    from experiments.reporting.section import ReportContext
+
+    reads = []
+    real = section.load_records
+    monkeypatch.setattr(
+        section, "load_records", lambda folder, grid: reads.append(folder) or real(folder, grid)
+    )
+    context = ReportContext(ROOT, RESULTS)
+    first, plan = context.records("paper")
+    again = context.folder_records(RESULTS, plan.grid)
+    first.loc[first.index[0], "accuracy"] = -1.0  # a section changing its frame changes no other's
+    assert len(reads) == 1 and not first.equals(again) and (again["accuracy"] >= 0).all()

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from disdf import DisDFClassifier, SolverFallbackWarning, WeightSolverError
-from experiments.running.planner import plan_run
+from experiments.running.plan import plan_run
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(45, 4))

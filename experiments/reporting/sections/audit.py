@@ -19,16 +19,14 @@ Writes ``results/audit/cells.csv`` (for ``scripts/figures/plot_audit.py``) and R
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES, LABELS, PAPER_TABLES
+from experiments.analysis.statistics import mean_ci
 from experiments.reporting.formatting import pp_ci
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import mean_ci
-from experiments.reporting.tables import DATASET_NAMES, LABELS, PAPER_TABLES, experiment_records
-from experiments.running.config import ROOT
 
 log = logging.getLogger(__name__)
 AUDIT_T = 100
@@ -37,16 +35,16 @@ MECHANISMS = ("refit", "min_split_11", "stratified", "subject_groups", "misalign
 GRID = "lambda_tau_grid"
 #: The honest DisDF of the grid: the headline's fixed λ = τ = 1.
 HONEST_METHOD = "disdf_lam1_tau1"
-#: Repetitions per cell the paper's spread is consistent with (experiments.reporting.paper_statistics): the
+#: Repetitions per cell the paper's spread is consistent with (experiments.analysis.paper_statistics): the
 #: oracle's optimism is also shown when the selection sees only this many repetitions.
 FEW_REPETITIONS = (1, 2, 5)
 RESAMPLES = 400
 SPLIT = ["dataset", "N", "repetition"]
 
 
-def mechanism_records(mechanism: str, root: Path = ROOT) -> pd.DataFrame:
+def mechanism_records(mechanism: str, context: ReportContext) -> pd.DataFrame:
     """The records of one audit job (results/audit/audit=<mechanism>/, its config hash)."""
-    return experiment_records("audit", f"audit={mechanism}", folder=f"audit={mechanism}", root=root)[0]
+    return context.records("audit", f"audit={mechanism}", folder=f"audit={mechanism}")[0]
 
 
 def paired_effect(mechanism: pd.DataFrame, baseline: pd.DataFrame) -> pd.DataFrame:
@@ -338,11 +336,11 @@ def audit_section(headline, runs, grid, paper_all) -> tuple[list[str], pd.DataFr
 
 def render(context: ReportContext) -> Rendered | None:
     """The section and ``audit/cells.csv`` (what plot_audit draws); None without headline records."""
-    headline, _ = experiment_records("paper", root=context.root)
+    headline, _ = context.records("paper")
     if headline.empty:
         return None
-    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context.root)).empty}
-    grid = mechanism_records(GRID, context.root)
+    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context)).empty}
+    grid = mechanism_records(GRID, context)
     lines, cells = audit_section(headline, runs, None if grid.empty else grid, pd.read_csv(PAPER_TABLES))
     return Rendered(
         "\n".join(lines), files={"audit/cells.csv": cells.to_csv(index=False, float_format="%.6g")}

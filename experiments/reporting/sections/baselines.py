@@ -16,8 +16,8 @@ import logging
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES, LABELS, paired_tests
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.tables import DATASET_NAMES, LABELS, experiment_records, paired_tests
 
 log = logging.getLogger(__name__)
 BASELINES = {
@@ -102,8 +102,8 @@ def baselines_section(headline: pd.DataFrame, baselines: pd.DataFrame) -> list[s
 
 def render(context: ReportContext) -> Rendered | None:
     """The section; None without the headline's or the baselines' records."""
-    headline, _ = experiment_records("paper", root=context.root)
-    baselines, _ = experiment_records("baselines", root=context.root)
+    headline, _ = context.records("paper")
+    baselines, _ = context.records("baselines")
     if headline.empty or baselines.empty:
         return None
     return Rendered("\n".join(baselines_section(headline, baselines)))

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.reporting.claim_qualifiers import tie_shares
+from experiments.analysis.cells import DATASET_NAMES
+from experiments.analysis.claim_qualifiers import tie_shares
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import AUDIT_T, GRID, mechanism_records
-from experiments.reporting.tables import DATASET_NAMES, experiment_records
 
 #: The paper's count of Parkinsons examples (its section 6); the UCI file has 195.
 PAPER_PARKINSONS_ROWS = 197
@@ -67,10 +67,10 @@ def limitations_lines(headline: pd.DataFrame, grid: pd.DataFrame) -> list[str]:
 
 def render(context: ReportContext) -> Rendered | None:
     """The limitations; None without headline records."""
-    headline, _ = experiment_records("paper", root=context.root)
+    headline, _ = context.records("paper")
     if headline.empty:
         return None
-    return Rendered("\n".join(limitations_lines(headline, mechanism_records(GRID, context.root))))
+    return Rendered("\n".join(limitations_lines(headline, mechanism_records(GRID, context))))
 
 
 SECTION = Section("limitations", "the records of experiment=paper and of the audit's λ/τ grid", render)

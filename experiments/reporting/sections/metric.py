@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES
+from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon
-from experiments.reporting.tables import DATASET_NAMES, experiment_records
 
 log = logging.getLogger(__name__)
 REPRESENTATIONS = {
@@ -185,7 +185,7 @@ def metric_section(records: pd.DataFrame) -> list[str]:
 
 def render(context: ReportContext) -> Rendered | None:
     """The section and its figure; None without metric records."""
-    records, _ = experiment_records("metric", root=context.root)
+    records, _ = context.records("metric")
     if records.empty:
         return None
     return Rendered(

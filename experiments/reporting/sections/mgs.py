@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.cells import LABELS
+from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
-from experiments.reporting.tables import LABELS, experiment_records
 
 ALPHA = 0.05
 #: Equivalence margin of the TOST (percentage points), as the claims table's.
@@ -289,8 +289,8 @@ def mgs_section(cells: pd.DataFrame, scanner: dict, size_lines: list[str]) -> li
 
 def render(context: ReportContext) -> Rendered | None:
     """The section and its figure; None without the headline's or experiment=mgs's records."""
-    headline, _ = experiment_records("paper", root=context.root)
-    scanned, plan = experiment_records("mgs", root=context.root)
+    headline, _ = context.records("paper")
+    scanned, plan = context.records("mgs")
     if headline.empty or scanned.empty:
         return None
     cells = cell_effects(paired_differences(scanned, headline))

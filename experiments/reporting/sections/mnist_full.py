@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from experiments.analysis.cells import LABELS
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.tables import LABELS
 from experiments.safety.provenance import read_measurements
 
 CSV_NAME = "mnist_full.csv"

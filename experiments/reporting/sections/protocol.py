@@ -12,17 +12,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES, LABELS, PAPER_TABLES, cell_table
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.tables import (
-    DATASET_NAMES,
-    LABELS,
-    PAPER_TABLES,
-    cell_table,
-    layout,
-    load_records,
-    table_files,
-    table_legend,
-)
+from experiments.reporting.tables import layout, table_files, table_legend
 from experiments.running.plan import RunPlan
 from experiments.running.unit import TIMING_FIELDS
 from experiments.safety.generation import records_digest
@@ -148,7 +140,7 @@ def render(context: ReportContext) -> Rendered | None:
     """The section and the tables of ``context.folder``'s records of ``context.plan``; None without any."""
     plan = context.plan
     grid = plan.grid
-    records = load_records(context.folder, grid)
+    records = context.folder_records(context.folder, grid)
     if records.empty:
         return None
     cells = cell_table(records, pd.read_csv(PAPER_TABLES))

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES, LABELS, PAPER_TABLES, cell_table
+from experiments.analysis.statistics import split_mean_ci, with_optimism
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.protocol import repetitions
-from experiments.reporting.statistics import split_mean_ci, with_optimism
-from experiments.reporting.tables import DATASET_NAMES, LABELS, PAPER_TABLES, cell_table, load_records
 from experiments.running.plan import RunPlan
 from experiments.safety.durable import read_json_lines
 from experiments.safety.guards import writes_headline
@@ -192,7 +192,7 @@ def run_details_markdown(cells, plan, folder: Path, digest: str, records) -> str
 def render(context: ReportContext) -> Rendered | None:
     """The run's details from ``context.folder``'s records of ``context.plan``; None without any."""
     grid = context.plan.grid
-    records = load_records(context.folder, grid)
+    records = context.folder_records(context.folder, grid)
     if records.empty:
         return None
     cells = cell_table(records, pd.read_csv(PAPER_TABLES))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiments.analysis.cells import LABELS
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.tables import LABELS
 from experiments.safety.provenance import read_measurements
 
 SCALE_CSV, SLOPES_CSV = Path("results/bench/scale.csv"), Path("results/bench/scale_slopes.csv")

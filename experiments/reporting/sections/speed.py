@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.cells import LABELS
+from experiments.analysis.statistics import minimum_effect_p, one_sample_t
+from experiments.paths import ROOT
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import minimum_effect_p, one_sample_t
-from experiments.reporting.tables import LABELS
-from experiments.running.config import ROOT
 from experiments.safety.provenance import read_measurements
 
 log = logging.getLogger(__name__)

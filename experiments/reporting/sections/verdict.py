@@ -5,8 +5,8 @@ summary figure, a forest plot of every cell's DisDF − gcF with the paper's val
 
 The effect of a dataset is DisDF − gcF in points averaged over its 16 cells: per split the mean over
 the T (they share the split), then over the independent N
-(:func:`experiments.reporting.paper_claims.contrast`). Its equivalence verdict is a TOST at
-:data:`EQUIVALENCE_MARGIN`, declared in :mod:`experiments.reporting.paper_claims` before any record was
+(:func:`experiments.analysis.paper_claims.contrast`). Its equivalence verdict is a TOST at
+:data:`EQUIVALENCE_MARGIN`, declared in :mod:`experiments.analysis.paper_claims` before any record was
 read. The conclusion and the table also go to ``report/summary.md``, which
 :mod:`experiments.reporting.report` copies into README.md's generated block.
 """
@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.claim_qualifiers import difference_at_audit_t
-from experiments.reporting.paper_claims import (
+from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES, paired_tests
+from experiments.analysis.claim_qualifiers import difference_at_audit_t
+from experiments.analysis.paper_claims import (
     ALPHA,
     CONFIRMED,
     EQUIVALENCE_MARGIN,
@@ -33,12 +34,11 @@ from experiments.reporting.paper_claims import (
     paper_differences,
     split_differences,
 )
-from experiments.reporting.paper_statistics import repetitions_consistent, sign_pattern, spread_across_T
+from experiments.analysis.paper_statistics import repetitions_consistent, sign_pattern, spread_across_T
+from experiments.analysis.statistics import contrast_below_p, contrast_equivalent, mean_ci, one_sample_t
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
-from experiments.reporting.statistics import contrast_below_p, contrast_equivalent, mean_ci, one_sample_t
-from experiments.reporting.tables import DATASET_NAMES, PAPER_TABLES, experiment_records, paired_tests
 
 FIGURE = "figures/difference_forest.png"
 SUMMARY = "report/summary.md"
@@ -151,7 +151,7 @@ def conclusion(facts: dict) -> str:
     return "".join(parts)
 
 
-def gather_facts(root: Path, headline: pd.DataFrame, paper: pd.DataFrame) -> dict:
+def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataFrame) -> dict:
     """Every number the conclusion states, from the records (the audit's and baselines' when present)."""
     effects = effect_rows(headline, paper)
     mechanisms = {}
@@ -161,7 +161,7 @@ def gather_facts(root: Path, headline: pd.DataFrame, paper: pd.DataFrame) -> dic
             ("refit", "the paper's base code's refit test vectors"),
             ("subject_groups", "subject-disjoint splits"),
         ):
-            records = mechanism_records(name, root)
+            records = mechanism_records(name, context)
             if not records.empty and dataset in set(records["dataset"]):
                 said.append(f"with {words} {_change(headline, records, dataset)}")
         if said:
@@ -181,13 +181,13 @@ def gather_facts(root: Path, headline: pd.DataFrame, paper: pd.DataFrame) -> dic
         "our_signs": f"{our_pct.min():.0f}–{our_pct.max():.0f} %",
         "claims": f"{verdicts.get(CONFIRMED, 0)} confirmed, {verdicts.get(REFUTED, 0)} refuted, "
         f"{verdicts.get(UNDECIDED, 0)} not decided",
-        "baselines": baseline_phrase(root, headline),
+        "baselines": baseline_phrase(context, headline),
     }
 
 
-def baseline_phrase(root: Path, headline: pd.DataFrame) -> str:
+def baseline_phrase(context: ReportContext, headline: pd.DataFrame) -> str:
     """Where extra trees beat both cascades in every cell (Holm), with the per-cell range of the gap."""
-    baselines, _ = experiment_records("baselines", root=root)
+    baselines, _ = context.records("baselines")
     if baselines.empty:
         return "our baseline runs (`make baselines`)"
     extra = baselines[baselines["method"] == "extra_trees"]
@@ -272,11 +272,11 @@ def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.Dat
 
 def render(context: ReportContext) -> Rendered | None:
     """The verdict, the effect-size table and the forest plot; None without headline records."""
-    headline, _ = experiment_records("paper", root=context.root)
+    headline, _ = context.records("paper")
     if headline.empty:
         return None
     paper = pd.read_csv(PAPER_TABLES)
-    facts = gather_facts(context.root, headline, paper)
+    facts = gather_facts(context, headline, paper)
     text = conclusion(facts)
     table = effect_table(facts["effects"])
     summary = "\n".join([text, "", table, ""])
@@ -288,7 +288,7 @@ def render(context: ReportContext) -> Rendered | None:
             "Per dataset: DisDF − gcF averaged over the 16 cells (per split over T, then over the "
             "independent N), "
             f"with its 95 % CI; the paper's same average; equivalence by TOST at ±{EQUIVALENCE_MARGIN:g} pp "
-            "(the margin fixed in `experiments/reporting/paper_claims.py` before any record was read); "
+            "(the margin fixed in `experiments/analysis/paper_claims.py` before any record was read); "
             "'smaller than the paper's': a minimum-effect t-test at α = 0.05; cells: paired Wilcoxon, Holm.",
             "",
             f"![DisDF − gcF per cell, ours and the paper's]({FIGURE})",

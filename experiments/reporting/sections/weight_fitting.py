@@ -17,10 +17,10 @@ import logging
 
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES, paired_tests
+from experiments.analysis.statistics import paired_wilcoxon, split_mean_ci, with_optimism
 from experiments.reporting.formatting import pp_ci
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.statistics import paired_wilcoxon, split_mean_ci, with_optimism
-from experiments.reporting.tables import DATASET_NAMES, experiment_records, paired_tests
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
 VARIANTS = ("gcF", "DisDF cross_fit", "DisDF same_examples")
@@ -134,8 +134,8 @@ def weight_fitting_section(headline: pd.DataFrame, ablation: pd.DataFrame) -> li
 
 def render(context: ReportContext) -> Rendered | None:
     """The section; None without the headline's or the ablation's records."""
-    headline, _ = experiment_records(HEADLINE, root=context.root)
-    ablation, _ = experiment_records(ABLATION, root=context.root)
+    headline, _ = context.records(HEADLINE)
+    ablation, _ = context.records(ABLATION)
     if headline.empty or ablation.empty:
         return None
     return Rendered("\n".join(weight_fitting_section(headline, ablation)))

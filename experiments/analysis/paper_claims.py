@@ -5,7 +5,7 @@ anything is computed, and applied mechanically by ``claim_verdicts``. Every diff
 DisDF − gcF in percentage points. Splits: one per (dataset, N, repetition), shared by every T and
 both methods, so cells of the same N are paired by repetition and cells of different N are
 independent; every effect below is therefore a contrast computed per split within each N and
-summed over the independent N (:func:`experiments.reporting.statistics.contrast_over_independent_groups`).
+summed over the independent N (:func:`experiments.analysis.statistics.contrast_over_independent_groups`).
 
 ``paper_claims_section`` puts the rules and the table of verdicts into markdown lines.
 """
@@ -17,13 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.statistics import (
+from experiments.analysis.cells import DATASET_NAMES, LABELS, paired_tests
+from experiments.analysis.statistics import (
     contrast_below_p,
     contrast_equivalent,
     contrast_over_independent_groups,
     holm,
 )
-from experiments.reporting.tables import DATASET_NAMES, LABELS, paired_tests
 
 ALPHA = 0.05
 #: Equivalence margin (percentage points) of every TOST that refutes a claim; declared before any data.
@@ -390,7 +390,7 @@ def claim_verdicts(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 def rules_text() -> list[str]:
     """The rules, as fixed before computing, for REPORT.md: an introduction and one bullet per rule."""
     return [
-        "Rules, fixed in `experiments/reporting/paper_claims.py` before any verdict was computed "
+        "Rules, fixed in `experiments/analysis/paper_claims.py` before any verdict was computed "
         f"(α = {ALPHA}, "
         f"equivalence margin ±{EQUIVALENCE_MARGIN:g} pp; effects in percentage points with 95 % CIs over "
         "independent splits; the paper's column is the same quantity from its tables, which carry no tests):",

@@ -40,10 +40,10 @@ from scipy import stats
 import disdf
 from disdf._utils.atomic_files import replaced_atomically
 from disdf.datasets._loaders import MNIST_SHAPES, mnist_files, read_idx
+from experiments.analysis.statistics import mcnemar_exact
+from experiments.paths import ROOT
 from experiments.reporting.section import ReportContext
-from experiments.reporting.statistics import mcnemar_exact
 from experiments.running.composition import compose_config, estimator_specs
-from experiments.running.config import ROOT
 from experiments.running.protocol import Unit
 from experiments.running.unit import make_estimator, weight_solver_seconds
 from experiments.safety.durable import check_writable

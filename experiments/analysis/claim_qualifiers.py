@@ -1,6 +1,6 @@
 """What a confirmed DisDF − gcF claim depends on: the audit's mechanisms and the choice of test.
 
-For each confirmed claim of kind ``outperforms`` (:mod:`experiments.reporting.paper_claims`):
+For each confirmed claim of kind ``outperforms`` (:mod:`experiments.analysis.paper_claims`):
 
 - ``mechanism_changes``: DisDF − gcF at T = 100 under each audit mechanism (the paper's base code's
   refit test vectors, ``min_samples_split = 11``, stratified or subject-disjoint splits), and its change
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.paper_claims import (
+from experiments.analysis.paper_claims import (
     ALPHA,
     CLAIMS,
     CONFIRMED,
@@ -25,7 +25,7 @@ from experiments.reporting.paper_claims import (
     claim_verdicts,
     effect_text,
 )
-from experiments.reporting.statistics import (
+from experiments.analysis.statistics import (
     holm,
     one_sample_t,
     paired_t_p,

@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.reporting.statistics import paired_t_power, pearson_r, scaled_chi2_estimate
-from experiments.reporting.tables import DATASET_NAMES
+from experiments.analysis.cells import DATASET_NAMES
+from experiments.analysis.statistics import paired_t_power, pearson_r, scaled_chi2_estimate
 
 ROW = ["dataset", "N", "method"]
 CELL = ["dataset", "N", "T"]

@@ -1,7 +1,7 @@
 """Are the committed records what the code computes? Rerun a sample of each committed experiment.
 
-    python -m experiments.running.committed_sample                        # every committed experiment
-    python -m experiments.running.committed_sample --experiment headline  # one of them
+    python -m experiments.drivers.committed_sample                        # every committed experiment
+    python -m experiments.drivers.committed_sample --experiment headline  # one of them
 
 Each committed experiment (:data:`SAMPLES`) is rerun on a restricted grid: its first repetition,
 in a few cells, into a temporary folder, with the committed config otherwise, so its records have
@@ -27,10 +27,9 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from experiments.paths import ROOT
 from experiments.running.composition import compose_config
-from experiments.running.config import ROOT
-from experiments.running.plan import RunPlan
-from experiments.running.planner import plan_run
+from experiments.running.plan import RunPlan, plan_run
 from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.running.runner import run_units
 from experiments.running.unit import TIMING_FIELDS
