@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -44,6 +44,21 @@ test-full: install
 lint: install
 	$(BIN)/ruff check disdf experiments tests scripts docs
 	$(BIN)/ruff format --check disdf experiments tests scripts docs
+
+# The library's type hints checked (mypy, settings in pyproject.toml [tool.mypy]): 0 errors, in CI.
+typecheck: install
+	$(BIN)/python -m mypy
+
+# The library's tests and disdf/'s doctests on another Python, in a venv of its own with the library and
+# its data extra only (CI: the oldest and newest Python the package claims, 3.10 and 3.13; .ci/find_python
+# finds or installs them). LIBRARY_PYTHON: that interpreter's path.
+LIBRARY_PYTHON ?= python3.13
+LIBRARY_VENV = build/venv-$(notdir $(LIBRARY_PYTHON))
+test-library:
+	test -x $(LIBRARY_VENV)/bin/python || $(LIBRARY_PYTHON) -m venv $(LIBRARY_VENV)
+	$(LIBRARY_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LIBRARY_VENV)/bin/python -m pip install --quiet -e '.[data]' pytest pytest-xdist
+	$(LIBRARY_VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) -m "not slow and not committed_records" tests/disdf disdf
 
 format: install
 	$(BIN)/ruff format disdf experiments tests scripts docs

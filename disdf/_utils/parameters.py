@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
@@ -87,7 +87,10 @@ class Integer(Constraint):
             raise InvalidParameterError(
                 f"{owner}: {name} must be an int{self._range()}; got {_describe(value)}"
             )
-        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+        # typeshed's numbers.Integral has no __gt__ (nor int's __lt__ an Integral): compare it as an int
+        if (self.low is not None and value < self.low) or (
+            self.high is not None and cast(int, value) > self.high
+        ):
             raise InvalidParameterError(f"{owner}: {name} must be an int{self._range()}; got {value!r}")
         if value in self.forbid:
             raise InvalidParameterError(f"{owner}: {name} must not be {value!r}")
@@ -116,7 +119,8 @@ class Float(Constraint):
                 f"{owner}: {name} must be a finite number{self._range()}; got {_describe(value)}"
             )
         below = self.low is not None and (value <= self.low if self.low_open else value < self.low)
-        if not math.isfinite(value) or below or (self.high is not None and value > self.high):
+        # typeshed's numbers.Real has no __gt__: compare it as the float it stands for
+        if not math.isfinite(value) or below or (self.high is not None and cast(float, value) > self.high):
             raise InvalidParameterError(
                 f"{owner}: {name} must be a finite number{self._range()}; got {value!r}"
             )
@@ -169,7 +173,8 @@ class RandomSeed(Constraint):
     def check(self, owner: str, name: str, value: Any) -> None:
         if value is None or isinstance(value, np.random.RandomState):
             return
-        if isinstance(value, Integral) and not _is_bool(value) and 0 <= value <= _SEED_MAX:
+        # cast: typeshed's numbers.Integral compares only through its own __lt__/__le__
+        if isinstance(value, Integral) and not _is_bool(value) and 0 <= cast(int, value) <= _SEED_MAX:
             return
         raise InvalidParameterError(
             f"{owner}: {name} must be None, an int in [0, {_SEED_MAX}] or a numpy RandomState; "
@@ -185,9 +190,10 @@ class MaxFeatures(Constraint):
     def check(self, owner: str, name: str, value: Any) -> None:
         if value is None or (isinstance(value, str) and value in ("sqrt", "log2")):
             return
-        if isinstance(value, Integral) and not _is_bool(value) and value >= 1:
+        # cast: typeshed's numbers.Integral and Real compare only through their own __lt__/__le__
+        if isinstance(value, Integral) and not _is_bool(value) and cast(int, value) >= 1:
             return
-        if isinstance(value, Real) and not isinstance(value, Integral) and 0.0 < value <= 1.0:
+        if isinstance(value, Real) and not isinstance(value, Integral) and 0.0 < cast(float, value) <= 1.0:
             return
         raise InvalidParameterError(
             f"{owner}: {name} must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1]; "

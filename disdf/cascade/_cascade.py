@@ -306,7 +306,11 @@ class CascadeForestClassifier(
         X, y_code, specs, rng, tree_params = self._prepare_fit(X, y)
         return self._fit_level_trees(X, y_code, specs, rng, tree_params)
 
-    def _prepare_fit(self, X, y):
+    def _prepare_fit(
+        self, X, y
+    ) -> tuple[
+        np.ndarray, np.ndarray, list[tuple[str, dict[str, Any]]], np.random.RandomState, dict[str, Any]
+    ]:
         """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
         specs = self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
@@ -351,6 +355,8 @@ class CascadeForestClassifier(
             scores.append(score)
             levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
             if self.keep_fitted_levels == "disk":  # its trees leave memory before the next level grows
+                # LevelsFolder (checked by _prepare_fit) requires the folder with keep_fitted_levels="disk"
+                assert self.fitted_levels_dir is not None
                 store_level(levels[-1].models, self.fitted_levels_dir, level_index)
             previous_vectors.append(np.hstack(oof))
             # The level's held-out (n, T, C) probabilities are spent: free them before the next

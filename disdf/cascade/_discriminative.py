@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class DisDFClassifier(CascadeForestClassifier):
         distance at least 1/2; tau >= 2 keeps every hinge active.
     solver : {"frank_wolfe_away", "frank_wolfe", "qp", "uniform", "stochastic_frank_wolfe"}, \
             default="frank_wolfe_away"
-        How w is found (:data:`disdf.weights._registry.SOLVER_REGISTRY`).
+        How w is found (:data:`disdf.weights.SOLVER_REGISTRY`).
         ``"frank_wolfe_away"``: away-step Frank-Wolfe with exact line search,
         to a duality gap of 1e-6 J. ``"frank_wolfe"``: the paper's algorithm
         as printed. ``"qp"``: the exact QP in cvxpy.
@@ -88,13 +88,13 @@ class DisDFClassifier(CascadeForestClassifier):
         out-of-fold probability of the true class), re-solving only the
         weights, warm-started. Test data is never involved.
     tune_grid : dict with keys ``"lambda_"`` and ``"tau"``, default=None
-        None means :data:`~disdf.cascade._discriminative.DEFAULT_TUNE_GRID`.
+        None means :data:`~disdf.cascade.DEFAULT_TUNE_GRID`.
         ``set_params(tune_grid__tau=[...])`` sets one entry of a copy (None: of
         the default grid).
     solver_fallback : str or None, default=None
         What to do when ``solver`` fails (e.g. qp ends in status
         ``user_limit`` or ``solver_error``). None: raise a
-        :class:`~disdf.weights._result.WeightSolverError` naming the level, forest,
+        :class:`~disdf.WeightSolverError` naming the level, forest,
         fold, solver and status. A solver name (e.g. ``"frank_wolfe_away"``):
         solve that problem with it instead (default options, same warm start),
         warn once per level with :class:`SolverFallbackWarning`, and record
@@ -342,6 +342,9 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _fit(self, *args, **kwargs) -> DisDFClassifier:
         super()._fit(*args, **kwargs)
-        self.solver_diagnostics_ = [level.weight_fit.diagnostics for level in self.levels_]
-        self.tuned_params_ = [level.weight_fit.tuned_params() for level in self.levels_]
+        # cast: every DisDF level has its LevelWeightFit (this class's _level_weights; None is gcForest's)
+        self.solver_diagnostics_ = [
+            cast(LevelWeightFit, level.weight_fit).diagnostics for level in self.levels_
+        ]
+        self.tuned_params_ = [cast(LevelWeightFit, level.weight_fit).tuned_params() for level in self.levels_]
         return self

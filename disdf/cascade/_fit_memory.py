@@ -243,7 +243,7 @@ class _FitMemoryCheck:
 
         Raises
         ------
-        disdf.cascade._fit_memory.InsufficientMemoryError
+        disdf.InsufficientMemoryError
             Naming the estimate by part and a setting that would fit.
         """
         check_estimator_memory(self, class_counts, n_features, available)

@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -71,7 +71,7 @@ class LevelsFolder(Constraint):
             )
 
 
-def store_level(models: list, folder: str | Path, level: int) -> None:
+def store_level(models: list, folder: str | os.PathLike, level: int) -> None:
     """Write every fold model's node arrays of level ``level`` (0-based) under ``folder`` and make the
     models read them memory-mapped (copy-on-write: the compiled kernels take writable arrays)."""
     root = Path(folder) / f"level_{level + 1:02d}"
@@ -94,5 +94,6 @@ def release_level(models: list) -> None:
     for model in models:
         for name in _ARRAYS:
             base = getattr(getattr(model, name, None), "base", None)
-            if isinstance(base, np.memmap) and base._mmap is not None:
-                base._mmap.madvise(mmap.MADV_DONTNEED)
+            # cast: numpy's stubs leave out memmap's private _mmap (its mmap.mmap; None once closed)
+            if isinstance(base, np.memmap) and cast(Any, base)._mmap is not None:
+                cast(Any, base)._mmap.madvise(mmap.MADV_DONTNEED)

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import partial
 from itertools import pairwise
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -84,6 +84,7 @@ class ForestFit:
         n_classes = self.held_out[0].n_classes
         vectors = np.empty((n_examples, n_classes))
         if self.out_of_fold_weights is None:
+            assert self.weights is not None  # with_weights (each level's _level_weights) set them
             for (_, test), held, w in zip(folds, self.held_out, self.weights, strict=True):
                 vectors[test] = held.weighted_sum(w)
             return vectors
@@ -109,11 +110,12 @@ def pair_statistics(held: TreeLeaves, y: np.ndarray) -> PairStatistics:
 
 def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
     """Every fold model's weighted class vectors of X (forest-major), computed in parallel."""
+    # cast: the forests of a fitted level carry their learned weights (each level's _level_weights)
     return run_tasks(
         (
             partial(model.weighted_probabilities, X, w)
             for forest in forests
-            for model, w in zip(forest.models, forest.weights, strict=True)
+            for model, w in zip(forest.models, cast("list[np.ndarray]", forest.weights), strict=True)
         ),
         n_jobs,
     )
@@ -209,7 +211,8 @@ class CascadeLevel:
     @property
     def weights(self) -> list[list[np.ndarray]]:
         """[forest][fold] -> (T,) tree weights."""
-        return [forest.weights for forest in self.forests]
+        # cast: a fitted level's forests carry their learned weights (each level's _level_weights)
+        return [cast("list[np.ndarray]", forest.weights) for forest in self.forests]
 
     def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
         """Concatenated class vectors v^(q) of new examples, shape (n, M * C).

@@ -30,6 +30,8 @@ class FoldRows:
     """One fold's training rows feature-major, shared by the fold's ``n_users`` tasks: made by the first
     that calls :meth:`take`, let go once every one has called :meth:`release`."""
 
+    _X: np.ndarray | None  # None once the last user released the copy (so is X then)
+
     def __init__(self, X: np.ndarray, rows: np.ndarray, n_users: int) -> None:
         self._X, self._rows, self._users = X, rows, n_users
         self._copy: np.ndarray | None = None
@@ -39,6 +41,7 @@ class FoldRows:
         """The copy, made now if no task made it yet (a task that asks meanwhile waits for it)."""
         with self._lock:
             if self._copy is None:
+                assert self._X is not None  # every user takes before it releases: the last release is after
                 self._copy = feature_major(self._X, self._rows)
             return self._copy
 

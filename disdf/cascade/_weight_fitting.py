@@ -12,7 +12,7 @@ one grid point of a level (:class:`PointWeights`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 from sklearn.model_selection import KFold
@@ -43,7 +43,8 @@ class GridPoint:
 class ProblemSource(Protocol):
     """Whatever builds one weight problem for a grid point, and names where it is for errors."""
 
-    where: str
+    @property
+    def where(self) -> str: ...  # read only: the sources are frozen dataclasses
 
     def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem: ...
 
@@ -182,6 +183,7 @@ class WeightFitting:
 
     def _fall_back(self, problem, w0: np.ndarray | None, reason: str) -> WeightSolution:
         """The fallback's solution; if it fails too, an error naming both failures and where."""
+        assert self.fallback is not None  # solve falls back only when there is a fallback
         try:
             return solve_weights(problem, self.fallback, w0=w0)
         except WeightSolverError as error:
@@ -234,7 +236,13 @@ class WeightFitting:
         parts = self._cross_fit_parts(weights.forests, fit, problems)
         solutions: list[WeightSolution] = run_tasks(
             (
-                Solve(self, part, weights.point, weights.forests[part.forest].weights[part.fold])
+                # cast: at_point gave every forest its whole-set weights (with_weights)
+                Solve(
+                    self,
+                    part,
+                    weights.point,
+                    cast("list[np.ndarray]", weights.forests[part.forest].weights)[part.fold],
+                )
                 for part in parts
             ),
             self.n_jobs,

@@ -217,6 +217,11 @@ def _require_finite(X: np.ndarray, columns: tuple[str, ...], name: str) -> None:
         raise DataFileError(f"{_where(name, row, columns[column])}: {'NaN' if np.isnan(value) else value}")
 
 
+#: pandas 3 parses floats correctly rounded by default (and deprecates the option); pandas 2's default
+#: parser does not round-trip 17 significant digits, so a rewritten table would parse to other values.
+_CORRECTLY_ROUNDED: dict[str, str] = {"float_precision": "round_trip"}
+
+
 def parse_table(source: Path | IO[bytes], spec: TableSpec, name: str | None = None) -> Table:
     """Parse a UCI table's CSV and check its shape against ``spec`` and that every feature is finite.
 
@@ -238,7 +243,9 @@ def parse_table(source: Path | IO[bytes], spec: TableSpec, name: str | None = No
     """
     name = name if name is not None else str(source)
     try:
-        frame = pandas().read_csv(source)
+        pd = pandas()
+        options = _CORRECTLY_ROUNDED if int(pd.__version__.split(".")[0]) < 3 else {}
+        frame = pd.read_csv(source, **options)
     except (ValueError, UnicodeDecodeError) as error:  # pandas' ParserError and EmptyDataError
         raise DataFileError(f"{name} is not a readable CSV table: {error}") from error
     _require_columns(frame, (spec.target, *spec.drop), name)
@@ -258,7 +265,7 @@ def parse_table(source: Path | IO[bytes], spec: TableSpec, name: str | None = No
 def table_fingerprint(table: Table) -> str:
     """sha256 of a parsed table, in order: the feature column names, the features as float64
     C-order little-endian bytes, the labels as strings, then each dropped column's name and values
-    as strings (identifiers, and the subjects :func:`disdf.datasets._loaders.load_subjects` reads). Each part
+    as strings (identifiers, and the subjects :func:`disdf.load_subjects` reads). Each part
     is length-prefixed, so no two contents share a byte stream."""
     parts = [
         json.dumps(list(table.features)).encode(),

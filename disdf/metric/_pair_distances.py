@@ -1,7 +1,7 @@
 """Distances between examples in a fitted cascade's learned representation (metric-learn's API).
 
 The representation of an example is the last kept level's M concatenated class
-vectors v = (v^(1), ..., v^(M)) (:meth:`~disdf.cascade._cascade.CascadeForestClassifier.transform`).
+vectors v = (v^(1), ..., v^(M)) (:meth:`~disdf.CascadeForestClassifier.transform`).
 :class:`PairDistances` gives a cascade ``pair_distance``, ``pair_score`` and ``get_metric``:
 the paper's d_1, a squared Euclidean distance, and the per-tree surrogates its
 objective optimises.
@@ -10,6 +10,7 @@ objective optimises.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -29,8 +30,15 @@ DISTANCE = OneOf((*PAIR_DISTANCES, *SURROGATES))
 
 class PairDistances:
     """``pair_distance``, ``pair_score`` and ``get_metric`` of a fitted cascade (a mixin of
-    :class:`~disdf.cascade._cascade.CascadeForestClassifier`, whose ``transform``, ``levels_`` and
+    :class:`~disdf.CascadeForestClassifier`, whose ``transform``, ``levels_`` and
     ``_last_level_input`` it reads)."""
+
+    if TYPE_CHECKING:  # the host cascade's, for the type checker only (the mixin defines none of them)
+        levels_: list[Any]  # CascadeLevel: the cascade is a floor above, not imported here
+
+        def _last_level_input(self, X) -> np.ndarray: ...
+
+        def transform(self, X) -> np.ndarray: ...
 
     def _surrogate_distances(self, first: np.ndarray, second: np.ndarray, squared: bool) -> np.ndarray:
         """The paper's per-tree surrogates at the last kept level, summed over its forests and averaged
@@ -52,7 +60,7 @@ class PairDistances:
 
         metric-learn's convention: ``pairs`` has shape (n_pairs, 2, n_features).
         The representation is that of
-        :meth:`~disdf.cascade._cascade.CascadeForestClassifier.transform` (the last kept
+        :meth:`~disdf.CascadeForestClassifier.transform` (the last kept
         level's M concatenated class vectors v = (v^(1), ..., v^(M))). ``"manhattan"``
         is the paper's d_1(v_i, v_j) = ||v_i - v_j||_1, the distance DisDF's
         hinge term pushes above τ for different-class pairs (through <Q_ij, w>,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -31,7 +31,8 @@ DEFAULT_DIVISORS = (16, 8, 4)
 
 
 def _is_positive_int(value: Any) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)) and value >= 1
+    # cast: typeshed's numbers.Integral has no __ge__ (it compares only through its own __lt__/__le__)
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_)) and cast(int, value) >= 1
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Learning the tree weights of one DisDF forest (sections 4-5 of the paper).
 
-Each solver is one entry of :data:`~disdf.weights._registry.SOLVER_REGISTRY` (its function, the
+Each solver is one entry of :data:`~disdf.weights.SOLVER_REGISTRY` (its function, the
 problem it reads, its options); :func:`solve_weights` runs one and checks what it gives.
 """
 
@@ -34,7 +34,7 @@ def solve_weights(
     """Minimise J(w) of eq. (70)-(72) over the unit simplex with the named solver.
 
     ``problem`` is the kind the solver reads and ``options`` are checked
-    against its options table (its entry in :data:`~disdf.weights._registry.SOLVER_REGISTRY`); ``w0``
+    against its options table (its entry in :data:`~disdf.weights.SOLVER_REGISTRY`); ``w0``
     warm-starts the iterative solvers.
 
     Every solve goes through here, and its numbers are checked, not trusted: a
@@ -74,7 +74,11 @@ def _describe(problem: WeightProblem | SampledWeightProblem) -> str:
 def _check_finite(solution: WeightSolution, problem: WeightProblem | SampledWeightProblem) -> None:
     """Raise unless the weights, the objective and the gap are all finite (the numba loops and
     cvxpy's solvers run outside numpy's error state: their overflow only shows in the result)."""
-    fields = {"weights": solution.w, "objective": solution.objective, "gap": solution.gap}
+    fields: dict[str, np.ndarray | float] = {
+        "weights": solution.w,
+        "objective": solution.objective,
+        "gap": solution.gap,
+    }
     bad = [name for name, value in fields.items() if not np.all(np.isfinite(value))]
     if bad:
         raise WeightSolverError(

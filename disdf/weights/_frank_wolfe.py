@@ -8,7 +8,7 @@
   Jaggi, 2015), and stops on the duality gap. Every ``newton_every``
   iterations it also tries a step towards the exact minimiser of J on the
   current support, together with the trees a Frank-Wolfe step could add, and
-  set of active hinges (:func:`support_newton_target`); the step is
+  set of active hinges (:func:`~disdf.weights._frank_wolfe.support_newton_target`); the step is
   line-searched and kept feasible, so the duality-gap certificate is
   unchanged, but the iterations needed drop from hundreds to a few when the
   optimum has many trees in its support.
@@ -291,8 +291,9 @@ def _newton_step(
     adds_trees: bool,
 ) -> float:
     """One Newton step of :func:`frank_wolfe_away` from w, with ``slacks`` and ``gradient`` at w:
-    towards :func:`support_newton_target` of the support (and, with ``adds_trees``, of every tree
-    whose gradient is below <grad J(w), w>), as far as the exact line search goes on [0, 1].
+    towards :func:`~disdf.weights._frank_wolfe.support_newton_target` of the support (and, with
+    ``adds_trees``, of every tree whose gradient is below <grad J(w), w>), as far as the exact line
+    search goes on [0, 1].
     Moves w and Q w in place; returns the step length (0: no move)."""
     candidates = w > 0
     if adds_trees:
@@ -329,7 +330,7 @@ def frank_wolfe_away(
     run compiled (:func:`_frank_wolfe_steps`), the Newton steps in numpy (:func:`_newton_step`).
 
     Every ``newton_every`` iterations (0: never, plain away-step Frank-Wolfe)
-    it tries a Newton step (:func:`support_newton_target`). With
+    it tries a Newton step (:func:`~disdf.weights._frank_wolfe.support_newton_target`). With
     ``newton_adds_trees`` its trees are the support and every tree whose
     gradient is below <grad J(w), w>, the trees a Frank-Wolfe step could add:
     the optimum of eq. (70)-(72) has most trees in its support, and Frank-Wolfe

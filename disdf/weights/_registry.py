@@ -2,9 +2,9 @@
 
 Every solver is ``function(problem, *, w0=None, **options) -> WeightSolution`` and
 minimises J(w) of eq. (70)-(72) over the unit simplex. The problem is the exact
-pair statistics (:class:`~disdf.weights._problem.WeightProblem`: pi and every
+pair statistics (:class:`~disdf.WeightProblem`: pi and every
 Q_ij row, n^2/2 of them) or pair draws from the held-out probabilities
-(:class:`~disdf.weights._stochastic_frank_wolfe.SampledWeightProblem`), for
+(:class:`~disdf.SampledWeightProblem`), for
 held-out sets too large to list their pairs. The options table gives each
 option's type and range (:mod:`disdf._utils.parameters`), checked before any work; a
 test keeps it equal to the function's keyword arguments.

@@ -79,7 +79,9 @@ class PairSampler:
         pairs_of_uniforms(*self._tables(), u_first, u_second, first, second)
         return first, second
 
-    def _tables(self) -> tuple[np.ndarray, ...]:
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        # Read only with different-class pairs (sample and stochastic_frank_wolfe check n_pairs first).
+        assert self._first_cdf is not None
         return self._first_cdf, self._codes, self._counts, self._starts, self._by_class
 
     def q_rows(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -109,7 +111,7 @@ class SampledWeightProblem:
 
     ``tree_probabilities`` (n, T, C) are the trees' class probabilities of the
     held-out examples, ``y`` their labels; ``random_state`` seeds the draws.
-    The problem of the pair-sampling solvers, as :class:`~disdf.weights._problem.WeightProblem` is
+    The problem of the pair-sampling solvers, as :class:`~disdf.WeightProblem` is
     the exact solvers'.
     """
 

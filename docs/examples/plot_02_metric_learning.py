@@ -54,7 +54,7 @@ print(f"get_metric()(u, v) = {metric(X_test[0], X_test[1]):.3f} = pair_distance 
 # %%
 # Four representations over 5 splits
 # -----------------------------------
-# :class:`~disdf.metric._embedding.EmbeddingKNeighborsClassifier` runs k-NN in any representation
+# :class:`~disdf.EmbeddingKNeighborsClassifier` runs k-NN in any representation
 # fitted with labels; ``evaluation_scores`` adds 1-NN accuracy and the pair AUC over every
 # pair of test examples. Euclidean distance for the raw and NCA spaces, Manhattan (the
 # paper's d_1) for class vectors.

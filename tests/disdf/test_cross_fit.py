@@ -76,20 +76,3 @@ def test_bad_cross_fit_parameters_are_refused(three_class_data, params, message)
     X, y = three_class_data
     with pytest.raises(ValueError, match=message):
         DisDFClassifier(n_trees=3, **params).fit(X, y)
-
-
-def test_the_cross_fitted_solves_are_timed_and_counted_in_the_solver_seconds():
-    from sklearn.datasets import make_classification
-
-    from experiments.running.unit import weight_solver_seconds
-
-    X, y = make_classification(n_samples=90, n_features=6, n_informative=4, random_state=0)
-    timed = {}
-    for fitting in ("cross_fit", "same_examples"):
-        model = DisDFClassifier(n_trees=8, max_levels=2, weight_fitting=fitting, random_state=0).fit(X, y)
-        whole_folds = sum(
-            d["seconds"] for level in model.solver_diagnostics_ for forest in level for d in forest
-        )
-        timed[fitting] = weight_solver_seconds(model) - whole_folds
-        assert all(set(params) == {"lambda_", "tau"} for params in model.tuned_params_)
-    assert timed["cross_fit"] > 0 and timed["same_examples"] == 0

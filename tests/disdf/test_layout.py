@@ -198,9 +198,13 @@ def test_the_library_works_without_the_experiment_stack():
     import sys
 
     probe = (
-        "import sys\n"
-        "for name in ('pandas', 'ucimlrepo', 'hydra', 'omegaconf', 'matplotlib', 'tqdm', 'tabulate'):\n"
-        "    sys.modules[name] = None  # import raises ImportError\n"
+        "import sys, importlib.abc\n"
+        "BLOCKED = {'pandas', 'ucimlrepo', 'hydra', 'omegaconf', 'matplotlib', 'tqdm', 'tabulate'}\n"
+        "class Uninstalled(importlib.abc.MetaPathFinder):  # as if not installed: import raises\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] in BLOCKED:\n"
+        "            raise ImportError(f'No module named {name!r}')\n"
+        "sys.meta_path.insert(0, Uninstalled())\n"
         "import numpy as np, disdf.datasets._loaders, disdf.datasets._downloads\n"
         "from disdf import DisDFClassifier\n"
         "X = np.random.default_rng(0).normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)\n"
@@ -305,3 +309,23 @@ def test_the_estimators_surface_is_what_a_user_calls(name):
         assert list(inspect.signature(getattr(estimator, method)).parameters) == ["X", "y"], method
     assert not hasattr(estimator, "set_fit_request")
     assert not any(hasattr(estimator, old) for old in ("grow_first_level", "check_fit_memory"))
+
+
+def test_the_development_guide_lists_every_module():
+    """docs/user_guide/development.rst's layout names every module and package of disdf/ and
+    experiments/, each under its folder (indentation), and nothing that does not exist."""
+    text = (ROOT / "docs" / "user_guide" / "development.rst").read_text(encoding="utf-8")
+    block = text[text.index("   disdf/ ") : text.index("   configs/")]
+    listed, folders = set(), []
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        depth = (len(line) - len(line.lstrip()) - 3) // 2
+        name = line.split()[0]
+        folders[depth:] = [name.rstrip("/")] if name.endswith("/") else []
+        path = "/".join([*folders[:depth], name.rstrip("/")]) if not name.endswith("/") else "/".join(folders)
+        listed.add(path)
+    present = {p.relative_to(ROOT).as_posix() for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+    present |= {Path(p).parent.as_posix() for p in present}
+    present |= {"disdf/py.typed"}
+    assert sorted(present - listed) == [] and sorted(listed - present) == []

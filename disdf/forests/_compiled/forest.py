@@ -168,7 +168,7 @@ class FastForest:
         self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
         self.threshold = float32_floor(threshold)
 
-    def _arrays(self) -> tuple[np.ndarray, ...]:
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.roots, self.feature, self.threshold, self.left, self.right
 
     def first(self, n_trees: int) -> FastForest:

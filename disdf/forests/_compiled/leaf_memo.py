@@ -37,7 +37,7 @@ class LeafMemo:
         return {"roots": self.roots}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["roots"])
+        type(self).__init__(self, state["roots"])
 
     def fits(self, X: np.ndarray) -> bool:
         return X.shape[0] * self.roots.shape[0] * 4 <= MAX_MEMO_BYTES
@@ -49,4 +49,5 @@ class LeafMemo:
             if key != self._key:
                 rows = prediction_kernels.apply_forest(X, self.roots, feature, threshold, left, right)
                 self._key, self._leaves = key, rows.astype(np.int32)
+            assert self._leaves is not None  # set with _key, which now equals key (never None)
             return self._leaves
