@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
-import pkgutil
-import pydoc
 import sys
-import types
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -60,21 +57,20 @@ autosummary_generate = True
 autosummary_imported_members = False
 # The top-level names (disdf.DisDFClassifier, ...) are documented once, on the package's page; the
 # modules that define them leave them out (see _templates/autosummary/module.rst).
-TOP_LEVEL_CLASSES = [name for name in disdf.__all__ if isinstance(getattr(disdf, name), type)]
-autosummary_context = {"top_level": TOP_LEVEL_CLASSES}
 numpydoc_show_class_members = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks: set[str] = set()
 default_role = "py:obj"
 # Names the docstrings mention that live outside disdf (no inventory offline) or are the paper's.
 nitpick_ignore_regex = [
-    ("py:.*", r"(.*\.)?_[a-z_]+"),  # private helpers a docstring names: real code, not in the reference
+    # private helpers and modules a docstring names (any dotted part private): real code, not in the reference
+    ("py:.*", r"(.*\.)?_[a-z_].*"),
     (
         "py:.*",
         r"prediction_kernels\..*",
     ),  # named relative to its package in disdf.forests._compiled.leaf_memo
     ("py:class", r"InvalidParameterError"),  # scikit-learn's
-    ("py:.*", r"(numpy|np|sklearn|scipy|cvxpy|joblib|numba|pandas|collections|typing|pathlib|os)\..*"),
+    ("py:.*", r"(numpy|np|sklearn|scipy|cvxpy|joblib|numba|pandas|collections|typing|pathlib|os|time)\..*"),
     ("py:class", r"(ndarray|array-like|callable|optional|RandomState|Path|PathLike|Callable|Mapping|Any)"),
 ]
 
@@ -84,15 +80,15 @@ def skip_member(app, what, name, obj, skip, options):
     return True if name.startswith("set_") and name.endswith("_request") else None
 
 
-def shadowed_module_pages(app):
-    """A submodule whose name its package re-exports as a function (``disdf.weights._stochastic_frank_wolfe``)
-    gets a function page from autosummary: give it its module page instead."""
-    for module in pkgutil.walk_packages(disdf.__path__, "disdf."):
-        if not isinstance(pydoc.locate(module.name), types.ModuleType):  # pydoc follows attributes
-            title = module.name.replace("_", "\\_")
-            text = f"{title}\n{'=' * len(title)}\n\n.. automodule:: {module.name}\n   :members:\n"
-            text += "   :ignore-module-all:\n   :exclude-members: " + ", ".join(TOP_LEVEL_CLASSES) + "\n"
-            (DOCS / "generated" / f"{module.name}.rst").write_text(text)
+def public_bases(app, name, obj, options, bases):
+    """A class page names its public bases only: scikit-learn's, and the library's that ``disdf``
+    exports (shown under that name); its private mixins are implementation, their methods documented
+    on the class itself."""
+    bases[:] = [
+        base
+        for base in bases
+        if not base.__module__.startswith("disdf") or getattr(disdf, base.__name__, None) is base
+    ]
 
 
 def locate(path: str):
@@ -115,7 +111,7 @@ def locate(path: str):
 
 def resolve_alias(app, env, node, contnode):
     """A reference to a name re-exported elsewhere (``disdf.weights.WeightProblem``,
-    ``disdf.cascade._cascade.CascadeForestClassifier.transform``, ``SOLVER_REGISTRY`` in
+    ``disdf.CascadeForestClassifier.transform``, ``SOLVER_REGISTRY`` in
     ``disdf.weights``) resolves to where the object is documented. The object must import, so the
     pointer is real."""
     if node.get("refdomain") != "py":
@@ -142,7 +138,7 @@ def resolve_alias(app, env, node, contnode):
 
 def setup(app):
     app.connect("autodoc-skip-member", skip_member)
-    app.connect("builder-inited", shadowed_module_pages, priority=900)  # after autosummary's pages
+    app.connect("autodoc-process-bases", public_bases)
     app.connect("missing-reference", resolve_alias)
 
 
