@@ -40,7 +40,14 @@ from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._fit_memory import _FitMemoryCheck
-from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder, release_level, store_level
+from disdf.cascade._fitted_levels import (
+    FitFolder,
+    KeepFittedLevels,
+    LevelsFolder,
+    new_fit_folder,
+    release_level,
+    store_level,
+)
 from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
 from disdf.cascade._level_growth import grow_level_models
 from disdf.forests._specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
@@ -123,8 +130,9 @@ class CascadeForestClassifier(
         level's trees at a time (DF21's partial mode; :mod:`disdf.cascade._fitted_levels`).
         The same trees and predictions.
     fitted_levels_dir : str or path, default=None
-        The folder ``keep_fitted_levels="disk"`` writes (required there; its
-        files must outlive the fitted estimator); None with ``"memory"``.
+        The folder under which ``keep_fitted_levels="disk"`` writes (required there): each fit
+        writes into a fresh subfolder of its own (``fitted_levels_path_``), so models, clones and
+        parallel grid-search fits may share it. None with ``"memory"``.
 
     Attributes
     ----------
@@ -137,6 +145,10 @@ class CascadeForestClassifier(
         The kept levels.
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
         Tree weights of every fold model (uniform for gcForest).
+    fitted_levels_path_ : Path or None
+        With ``keep_fitted_levels="disk"``, the folder of this fit's levels: a fresh subfolder of
+        ``fitted_levels_dir`` (no other fit writes there), removed when the estimator is refitted
+        or garbage-collected. A pickled or copied estimator carries its trees, not the folder.
     n_features_in_ : int
         Number of features seen at fit.
 
@@ -339,6 +351,11 @@ class CascadeForestClassifier(
     def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
         n_samples = X.shape[0]
+        folder = None
+        if self.keep_fitted_levels == "disk":  # this fit's own folder, made before any tree grows
+            # LevelsFolder (checked by _prepare_fit) requires the folder with keep_fitted_levels="disk"
+            assert self.fitted_levels_dir is not None
+            folder = new_fit_folder(self.fitted_levels_dir, type(self).__name__)
         levels: list[CascadeLevel] = []
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
@@ -354,18 +371,15 @@ class CascadeForestClassifier(
             score = level_accuracy(oof, y_code)
             scores.append(score)
             levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
-            if self.keep_fitted_levels == "disk":  # its trees leave memory before the next level grows
-                # LevelsFolder (checked by _prepare_fit) requires the folder with keep_fitted_levels="disk"
-                assert self.fitted_levels_dir is not None
-                store_level(levels[-1].models, self.fitted_levels_dir, level_index)
+            if folder is not None:  # its trees leave memory before the next level grows
+                store_level(levels[-1].models, folder, level_index)
             previous_vectors.append(np.hstack(oof))
             # The level's held-out (n, T, C) probabilities are spent: free them before the next
             # level grows (on all of MNIST they are 1.9 GB per level).
             freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
             del fit, forests, oof, features
-            release_free_memory(
-                freed
-            )  # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
+            # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
+            release_free_memory(freed)
             if self.verbose:
                 print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
             if score > best + self.tol:
@@ -388,6 +402,9 @@ class CascadeForestClassifier(
         self.n_levels_ = n_keep
         self.level_scores_ = scores
         self.weights_ = [level.weights for level in self.levels_]
+        # this fit's folder becomes the estimator's, the previous fit's goes (disdf.cascade._fitted_levels)
+        self._fit_folder = FitFolder.replace(getattr(self, "_fit_folder", None), self, folder, n_keep)
+        self.fitted_levels_path_ = folder
         return self
 
     def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:

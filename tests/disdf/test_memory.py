@@ -201,9 +201,8 @@ def test_fitted_levels_on_disk_give_the_same_predictions(data, estimator, tmp_pa
     disk = estimator(**settings, keep_fitted_levels="disk", fitted_levels_dir=tmp_path / "levels")
     disk.fit(X[:300], y[:300])
     assert disk.level_scores_ == memory.level_scores_
-    assert len(list((tmp_path / "levels").glob("level_*/model_*_threshold.npy"))) == 12 * len(
-        memory.level_scores_
-    )
+    assert disk.fitted_levels_path_.parent == tmp_path / "levels"  # the fit's own folder in it
+    assert len(list(disk.fitted_levels_path_.glob("level_*/model_*_threshold.npy"))) == 12 * disk.n_levels_
     for model in (disk, pickle.loads(pickle.dumps(disk))):  # twice: pages dropped after a first pass
         for _ in range(2):
             np.testing.assert_array_equal(model.predict_proba(X[300:]), memory.predict_proba(X[300:]))
