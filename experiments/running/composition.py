@@ -101,23 +101,69 @@ def result_config(cfg: DictConfig) -> dict:
     return config
 
 
+#: The estimator (or factory) that made every committed record of a method, by the method's name and
+#: the place of the ``_target_`` in its spec (() the spec itself, ("cascade",) its cascade...), as the
+#: configs named them when the hash began to include targets (2026-11-27); ``make test-records``
+#: reruns each committed experiment with these and gets its records. A spec whose target resolves to
+#: this object keeps the records' hash; any other target enters the hash: a config whose method was
+#: edited to another estimator is another config, never merged into the old records.
+COMMITTED_TARGETS: dict[tuple[str, tuple[str, ...]], str] = {
+    **{
+        (method, ()): "disdf.DisDFClassifier"
+        for method in (
+            "disdf", "disdf_lam0p1_tau1", "disdf_lam1_tau1", "disdf_lam10_tau1", "disdf_lam100_tau1",
+            "disdf_lam1000_tau1", "disdf_lam1_tau0p5", "disdf_lam1_tau1p5",
+        )
+    },
+    ("gcforest", ()): "disdf.CascadeForestClassifier",
+    ("level1", ()): "disdf.CascadeForestClassifier",
+    ("random_forest", ()): "disdf.PlainForestClassifier",
+    ("extra_trees", ()): "disdf.PlainForestClassifier",
+    ("knn", ()): "sklearn.pipeline.make_pipeline",
+    ("gcforest_mgs", ()): "disdf.scanning_pipeline",
+    ("gcforest_mgs", ("scanner",)): "disdf.MultiGrainedScanner",
+    ("gcforest_mgs", ("cascade",)): "disdf.CascadeForestClassifier",
+    ("disdf_mgs", ()): "disdf.scanning_pipeline",
+    ("disdf_mgs", ("scanner",)): "disdf.MultiGrainedScanner",
+    ("disdf_mgs", ("cascade",)): "disdf.DisDFClassifier",
+    ("metric_raw", ()): "disdf.EmbeddingKNeighborsClassifier",
+    ("metric_raw", ("embedding",)): "sklearn.preprocessing.StandardScaler",
+    ("metric_nca", ()): "disdf.EmbeddingKNeighborsClassifier",
+    ("metric_nca", ("embedding",)): "sklearn.pipeline.make_pipeline",
+    ("metric_gcforest", ()): "disdf.EmbeddingKNeighborsClassifier",
+    ("metric_gcforest", ("embedding",)): "disdf.CascadeForestClassifier",
+    ("metric_disdf", ()): "disdf.EmbeddingKNeighborsClassifier",
+    ("metric_disdf", ("embedding",)): "disdf.DisDFClassifier",
+}  # fmt: skip
+
+
+def is_committed_target(method: str, place: tuple[str, ...], target: str) -> bool:
+    """Whether ``target`` resolves to the object that made the committed records of ``method`` there."""
+    committed = COMMITTED_TARGETS.get((method, place))
+    return committed is not None and get_object(target) is get_object(committed)
+
+
 def method_literals(cfg: DictConfig) -> dict:
     """The values set in a method's spec itself rather than taken from model.* or solver.*.
 
     configs/method/*.yaml wire model.* and solver.* (already in the hash) to the
     estimators' parameters by interpolation; a value written there, or overridden
-    there, is the method's own and must enter the hash too. ``_target_`` and
-    ``_convert_`` name the code, as the method's name in every record does.
+    there, is the method's own and must enter the hash too. ``_target_`` names the
+    code: it enters the hash unless it is the one that made the method's committed
+    records (:data:`COMMITTED_TARGETS`); ``_convert_`` does not change a number.
     """
 
-    def literals(node) -> dict:
+    def literals(node, method: str, place: tuple[str, ...]) -> dict:
         found = {}
         for key in node:
+            if key == "_target_" and not is_committed_target(method, place, node[key]):
+                found[key] = node[key]
+                continue
             if key in ("_target_", "_convert_") or OmegaConf.is_interpolation(node, key):
                 continue
             value = node[key]
             if OmegaConf.is_dict(value):
-                nested = literals(value)
+                nested = literals(value, method, (*place, key))
                 if nested:
                     found[key] = nested
             else:
@@ -127,7 +173,7 @@ def method_literals(cfg: DictConfig) -> dict:
         return found
 
     methods = cfg.get("methods") or {}
-    return {name: spec for name in sorted(methods) if (spec := literals(methods[name]))}
+    return {name: spec for name in sorted(methods) if (spec := literals(methods[name], name, ()))}
 
 
 def config_hash(cfg: DictConfig) -> str:

@@ -333,3 +333,46 @@ def test_make_reproduce_computes_into_its_own_folder_then_compares_and_installs(
     assert "experiment=paper" in steps[0] and "runtime.output_dir=build/reproduce/fast" in steps[0], plan
     assert "compare_records.py results build/reproduce/fast" in steps[1], plan
     assert any(step.endswith("cp -r build/reproduce/fast/raw results/raw") for step in steps[2:]), plan
+
+
+def test_a_method_edited_to_another_estimator_is_another_config():
+    """The estimator that makes a record is in its hash: editing configs/method/gcforest.yaml's
+    _target_ to DisDF used to keep the hash, and a resumed run merged DisDF records into gcF's."""
+    base = config_hash(compose_config("experiment=smoke"))
+    edited = compose_config("experiment=smoke", "methods.gcforest._target_=disdf.DisDFClassifier")
+    assert config_hash(edited) != base
+    nested = compose_config("experiment=mgs", "methods.gcforest_mgs.cascade._target_=disdf.DisDFClassifier")
+    assert config_hash(nested) != config_hash(compose_config("experiment=mgs"))
+    # another import path of the same class is the same estimator: the same records
+    same = compose_config(
+        "experiment=smoke", "methods.gcforest._target_=disdf.cascade.CascadeForestClassifier"
+    )
+    assert config_hash(same) == base
+
+
+def test_every_committed_record_names_the_estimator_that_made_it():
+    """The migration: each committed experiment's methods resolve, at every place of their spec, to
+    the estimator of COMMITTED_TARGETS (make test-records reruns them with it and gets their records)."""
+    from hydra.utils import get_object
+    from omegaconf import OmegaConf
+
+    from experiments.drivers.committed_sample import SAMPLES, sample_config
+    from experiments.running.composition import COMMITTED_TARGETS, method_literals
+
+    seen = set()
+
+    def walk(node, method, place):
+        if "_target_" in node:
+            assert get_object(node["_target_"]) is get_object(COMMITTED_TARGETS[(method, place)])
+            seen.add((method, place))
+        for key in node:
+            if key != "_target_" and OmegaConf.is_dict(node._get_node(key)):
+                walk(node[key], method, (*place, key))
+
+    for sample in SAMPLES:
+        for part in sample.parts:
+            cfg = sample_config(sample, part, "build/unused")
+            for method in cfg.methods:
+                walk(cfg.methods[method], method, ())
+            assert all("_target_" not in spec for spec in method_literals(cfg).values())  # not hashed
+    assert seen == set(COMMITTED_TARGETS)
