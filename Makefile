@@ -156,12 +156,13 @@ mnist-full-disk: install
 	$(BIN)/python scripts/tools/merge_rows.py build/mnist_disk/mnist_full.csv results/bench/mnist_full_disk.csv --key method
 	$(BIN)/python -m experiments.reporting.report --section mnist_full
 
-RESULTS ?= results
+RESULTS ?= $(HEADLINE_DIR)
 EXPERIMENT ?= paper
 # Every REPORT.md section of the run's folder (the headline's: all of them) and its tables, from the
-# records already there: nothing is computed.
+# records already there: nothing is computed. RESULTS names the folder (with either ENGINE), EXPERIMENT
+# the experiment whose records it holds (the refusals print both).
 tables: install
-	$(BIN)/python -m experiments.reporting.report experiment=$(EXPERIMENT) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE) runtime.output_dir=$(HEADLINE_DIR))
+	$(BIN)/python -m experiments.reporting.report experiment=$(EXPERIMENT) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE)) runtime.output_dir=$(RESULTS)
 
 # Baselines on the headline's splits (level 1 alone, RF and ET with 4T trees, 5-NN), every cell,
 # 100 repetitions (about 15 min), then REPORT.md's "Baselines" against gcF and DisDF.

@@ -89,7 +89,10 @@ def run_command(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
             exit_interrupted(
                 f"Interrupted while {phase}: every finished unit is recorded; run the same command again."
             )
-        if phase == "checking the command" and isinstance(error, USAGE_ERRORS):
+        # A busy folder is found before any unit runs, whatever the phase: a refusal, not a failure.
+        if isinstance(error, FolderInUseError) or (
+            phase == "checking the command" and isinstance(error, USAGE_ERRORS)
+        ):
             if os.environ.get(DEBUG_ENV) == "1":
                 raise
             log.error(f"Nothing was run. {type(error).__name__}: {error}")

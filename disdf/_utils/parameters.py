@@ -17,6 +17,7 @@ after them: a table lists the parameters a constraint reads before it.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -132,6 +133,22 @@ class Float(Constraint):
         else:
             bound = "" if self.low is None else f" {'>' if self.low_open else '>='} {self.low:g}"
         return bound + (" or None" if self.none else "")
+
+
+@dataclass(frozen=True)
+class NJobs(Constraint):
+    """joblib's ``n_jobs`` on this machine: None, an int >= 1, or -1 to -(cores) (-1: every core,
+    -2: all but one...); 0 and a negative count beyond the cores (which joblib would quietly
+    turn into one job) are refused."""
+
+    def check(self, owner: str, name: str, value: Any) -> None:
+        cores = os.cpu_count() or 1
+        Integer(none=True, forbid=(0,)).check(owner, name, value)
+        if value is not None and value < -cores:
+            raise InvalidParameterError(
+                f"{owner}: {name} must be None, an int >= 1 or between -1 and -{cores} (this machine's "
+                f"{cores} cores: -1 is every core); got {value!r}"
+            )
 
 
 @dataclass(frozen=True)

@@ -21,16 +21,17 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
+from disdf._utils.labels import encode_labels
 from disdf._utils.malloc_trim import release_free_memory
 from disdf._utils.parameters import (
     Constraint,
     DictParameter,
     Float,
     Integer,
+    NJobs,
     OneOf,
     RandomSeed,
     check_estimator_parameters,
@@ -235,7 +236,7 @@ class CascadeForestClassifier(
         "max_depth": Integer(1, none=True),
         "min_samples_split": Integer(2),
         "min_samples_leaf": Integer(1),
-        "n_jobs": Integer(none=True, forbid=(0,)),
+        "n_jobs": NJobs(),
         "random_state": RandomSeed(),
         "engine": OneOf(ENGINES),
         "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
@@ -328,8 +329,7 @@ class CascadeForestClassifier(
         X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
         check_float32_range(X)
         X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
-        check_classification_targets(y)
-        self.classes_, y_code = np.unique(y, return_inverse=True)
+        self.classes_, y_code = encode_labels(type(self).__name__, y)
         n_samples = X.shape[0]
         if len(self.classes_) < 2:
             raise ValueError(

@@ -257,6 +257,19 @@ class DisDFClassifier(CascadeForestClassifier):
         self.weight_fitting = weight_fitting
         self.cross_fit_parts = cross_fit_parts
 
+    def _prepare_fit(self, X, y):
+        """The cascade's checks, then cross-fitting's: each fold model's held-out set is cut into
+        parts, so it needs two examples at least (before any tree grows)."""
+        prepared = super()._prepare_fit(X, y)
+        smallest = len(prepared[1]) // self.n_folds  # stratified folds hold at least this many
+        if self.weight_fitting == "cross_fit" and smallest < 2:
+            raise ValueError(
+                f"{type(self).__name__}: weight_fitting='cross_fit' needs at least 2 held-out examples per "
+                f"fold; n_samples={len(prepared[1])} with n_folds={self.n_folds} leaves {smallest}. Give "
+                f"at least {2 * self.n_folds} examples, fewer folds, or weight_fitting='same_examples'"
+            )
+        return prepared
+
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij of one fold model's held-out pairs, eq. (72), held by an exact solver (none when
         the solver draws pairs or weighs uniformly)."""

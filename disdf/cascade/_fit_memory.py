@@ -27,6 +27,7 @@ variable :data:`LIMIT_VARIABLE` sets it (bytes, or with a K, M or G suffix).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -141,13 +142,20 @@ def fit_memory(shape: FitShape, pair_rows: int = 0, kept_levels: int | None = No
 
 
 def parse_bytes(text: str) -> int:
-    """'3G', '512M', '100K' or a number of bytes, as bytes."""
+    """'3G', '512M', '100K' or a number of bytes, as bytes: a positive, finite size, else a ValueError
+    naming :data:`LIMIT_VARIABLE` (``inf``, ``1e999``, ``-1G`` and ``0`` are no memory limit)."""
+    given = text
     text = text.strip().upper().removesuffix("B").removesuffix("I")
     scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}.get(text[-1:], 1)
     try:
-        return int(float(text[:-1] if scale > 1 else text) * scale)
+        value = float(text[:-1] if scale > 1 else text) * scale
     except ValueError:
-        raise ValueError(f"{LIMIT_VARIABLE}={text!r} is not a size such as 3G, 512M or 1000000") from None
+        value = float("nan")
+    if not math.isfinite(value) or value < 1:
+        raise ValueError(
+            f"{LIMIT_VARIABLE}={given!r} is not a positive finite size such as 3G, 512M or 1000000"
+        )
+    return int(value)
 
 
 def available_memory_bytes() -> int | None:

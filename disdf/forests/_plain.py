@@ -13,14 +13,15 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import check_float32_range
+from disdf._utils.labels import encode_labels
 from disdf._utils.parameters import (
     Constraint,
     Integer,
     MaxFeatures,
+    NJobs,
     OneOf,
     RandomSeed,
     check_estimator_parameters,
@@ -64,7 +65,7 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         "max_features": MaxFeatures(),
         "engine": OneOf(ENGINES),
         "random_state": RandomSeed(),
-        "n_jobs": Integer(none=True, forbid=(0,)),
+        "n_jobs": NJobs(),
     }
 
     def __init__(
@@ -104,8 +105,7 @@ class PlainForestClassifier(ClassifierMixin, BaseEstimator):
         self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_float32_range(X)
-        check_classification_targets(y)
-        self.classes_, y_code = np.unique(y, return_inverse=True)
+        self.classes_, y_code = encode_labels(type(self).__name__, y)
         defaults = FOREST_KINDS[self.kind][1]
         self.forest_ = fit_fold_model(
             self.kind,

@@ -15,7 +15,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.metrics import roc_auc_score
 from sklearn.metrics.pairwise import pairwise_distances
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _num_samples, check_is_fitted
+
+from disdf._utils.parameters import Integer
 
 #: Settings of the k-NN that it passes on to its representation, where that takes them (so that a
 #: protocol setting T, the seed and the threads of the k-NN sets them for the cascade inside).
@@ -97,6 +99,9 @@ class EmbeddingKNeighborsClassifier(ClassifierMixin, BaseEstimator):
         """
         if self.embedding is None:
             raise ValueError("embedding must be a transformer, e.g. DisDFClassifier(); got None")
+        # at most the training examples: scikit-learn's manhattan path would count phantom
+        # neighbours and predict one class for everything
+        Integer(1, high=_num_samples(X)).check(type(self).__name__, "n_neighbors", self.n_neighbors)
         embedding = clone(self.embedding)
         accepted = embedding.get_params(deep=False)
         settings = {name: getattr(self, name) for name in PASSED_TO_EMBEDDING if name in accepted}

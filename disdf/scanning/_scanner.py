@@ -24,13 +24,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import check_float32_range
+from disdf._utils.labels import encode_labels
 from disdf._utils.parameters import (
     Constraint,
     Integer,
+    NJobs,
     OneOf,
     RandomSeed,
     check_estimator_parameters,
@@ -154,7 +155,7 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         "min_samples_leaf": Integer(1),
         "engine": OneOf(ENGINES),
         "batch_size": Integer(1),
-        "n_jobs": Integer(none=True, forbid=(0,)),
+        "n_jobs": NJobs(),
         "random_state": RandomSeed(),
     }
 
@@ -204,9 +205,8 @@ class MultiGrainedScanner(TransformerMixin, BaseEstimator):
         check_estimator_parameters(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_float32_range(X)
-        check_classification_targets(y)
         geometries = self._geometries(X.shape[1])
-        self.classes_, y_code = np.unique(y, return_inverse=True)
+        self.classes_, y_code = encode_labels(type(self).__name__, y)
         if len(self.classes_) < 2:
             raise ValueError(
                 f"The target y must have at least 2 classes; got only one class ({self.classes_[0]!r})"

@@ -225,11 +225,17 @@ def write_report(plan: RunPlan, names: list[str] | None) -> None:
             f"runtime.output_dir={folder}: sections {sorted(set(names) - allowed)} belong "
             "to the headline's REPORT.md (results/); this folder has only its run's sections"
         )
+    if not Path(folder).is_dir():  # the folder is not made here: a report reads records, it makes none
+        raise ValueError(f"runtime.output_dir={folder} does not exist: there are no records to report")
     context = ReportContext(ROOT, folder, plan)  # one per build: each folder's records read once
-    if "protocol" in names:
-        write_protocol(plan, context)
+    protocol = write_protocol(plan, context) if "protocol" in names else None
     later = [name for name in names if name not in RUN_SECTIONS or "protocol" not in names]
     written = write_sections(context, [name for name in later if name != "protocol"])
+    if protocol is None and all(rendered is None for rendered in written.values()):
+        raise ValueError(
+            f"{folder} holds no records of config {plan.config_hash} (experiment {plan.experiment_name}) "
+            f"that the sections {names} read; pass the run's own overrides (experiment=..., model.*)"
+        )
     if headline and "verdict" in written:
         sync_readme(written["verdict"])
     log.info(f"REPORT.md of {folder}: {', '.join(names)}")

@@ -11,6 +11,7 @@ machine in :mod:`.preflight`, the runner, REPORT.md) reads the plan, never the c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,6 +22,7 @@ from typing import Any
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig, OmegaConf
 
+from experiments.paths import ROOT
 from experiments.running.composition import (
     compose_config,
     config_hash,
@@ -100,6 +102,31 @@ class RunPlan:
         )
 
 
+#: What an experiment_name may be: one plain folder name (it names results/<experiment_name>/).
+FOLDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.=-]*")
+
+
+def output_folder(output_dir: str, experiment_name: str) -> Path:
+    """``runtime.output_dir`` as the user pointed: ``~`` expanded, never empty, never the checkout
+    itself or a folder above it (its raw/ and tables/ would land beside configs/ and disdf/); an
+    experiment_name that is one plain folder name."""
+    if not FOLDER_NAME.fullmatch(experiment_name) or experiment_name in (".", ".."):
+        raise ValueError(
+            "experiment_name must be one plain folder name (letters, digits, _ . = -); "
+            f"got {experiment_name!r}"
+        )
+    if not output_dir.strip():
+        raise ValueError("runtime.output_dir is empty: name the folder the run writes (e.g. results/my_run)")
+    folder = Path(output_dir).expanduser()
+    resolved = folder.resolve()  # a relative folder is the working directory's (the checkout, under make)
+    if resolved == ROOT.resolve() or ROOT.resolve().is_relative_to(resolved):
+        raise ValueError(
+            f"runtime.output_dir={output_dir!r} is the checkout or a folder above it ({resolved}): "
+            "name a folder of its own (e.g. results/my_run)"
+        )
+    return folder
+
+
 def decide(cfg: DictConfig, job: SweepJob | None = None) -> RunPlan:
     """``cfg`` as plain, typed, read-only values (no check beyond the schema's); a multirun ``job``
     writes into its own folder (:func:`~experiments.safety.guards.job_output_dir`)."""
@@ -107,6 +134,7 @@ def decide(cfg: DictConfig, job: SweepJob | None = None) -> RunPlan:
     protocol, runtime = raw["protocol"], raw["runtime"]
     names = methods(cfg)
     defaults = model_defaults()
+    folder = str(output_folder(str(runtime["output_dir"]), raw["experiment_name"]))
     return RunPlan(
         experiment_name=raw["experiment_name"],
         datasets=tuple(raw["datasets"]),
@@ -115,9 +143,7 @@ def decide(cfg: DictConfig, job: SweepJob | None = None) -> RunPlan:
             datasets=tuple(raw["datasets"]),
             data_dir=raw["data"]["dir"],
         ),
-        runtime=RuntimePlan(
-            **{**runtime, "output_dir": Path(job_output_dir(str(runtime["output_dir"]), job))}, sweep_job=job
-        ),
+        runtime=RuntimePlan(**{**runtime, "output_dir": Path(job_output_dir(folder, job))}, sweep_job=job),
         model=MappingProxyType({k: typed_like(v, defaults.get(k)) for k, v in raw["model"].items()}),
         solver=MappingProxyType(raw["solver"]),
         specs=MappingProxyType(estimator_specs(cfg, names)),

@@ -17,7 +17,8 @@ from experiments.running.plan import RunPlan, RuntimePlan
 from experiments.running.protocol import Pool, Unit
 from experiments.running.records import RecordStore
 from experiments.running.unit import make_estimator
-from experiments.safety.durable import check_readable, check_writable
+from experiments.safety.durable import UnwritableFolderError, check_readable, check_writable
+from experiments.safety.folder_lock import LOCK_NAME
 
 
 def check_before_work(plan: RunPlan) -> dict[str, Pool]:
@@ -28,6 +29,19 @@ def check_before_work(plan: RunPlan) -> dict[str, Pool]:
     check_fit_memory(plan, pools)
     # Last: it creates the output folder, which a refused command should not leave behind.
     output = check_writable(plan.runtime.output_dir, "runtime.output_dir")
+    # Where the run writes, checked now: a fault found after a split is computed would throw it away.
+    for part in ("raw", "tables"):  # not made here: a refused command leaves no folder behind
+        where = output / part
+        if where.exists() and not where.is_dir():
+            raise UnwritableFolderError(
+                f"runtime.output_dir's {part}/={str(where)!r} is not a writable folder (a file is there); "
+                "move it away"
+            )
+        if where.is_dir():
+            check_writable(where, f"runtime.output_dir's {part}/")
+    lock = output / LOCK_NAME
+    if lock.exists() and not lock.is_file():
+        raise UnwritableFolderError(f"{lock} is not a file: the folder's lock cannot be taken; remove it")
     store = RecordStore(output / "raw")
     for name in plan.datasets:
         # Readable; their lines are parsed once, by the run itself.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from disdf._utils.atomic_files import write_text_atomically
 MANIFEST = "outputs.json"
 #: Output kinds whose files must all be in the manifest (a stray table is another run's table).
 LISTED_FOLDERS = ("tables",)
+log = logging.getLogger(__name__)
 
 
 class IncompleteOutputsError(ValueError):
@@ -59,10 +61,20 @@ def read_manifest(folder: str | os.PathLike) -> dict | None:
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise IncompleteOutputsError(f"{path} is not a manifest ({error}); run `make tables`") from error
+        raise IncompleteOutputsError(f"{path} is not a manifest ({error})") from error
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        raise IncompleteOutputsError(f"{path} is not a manifest; run `make tables`")
+        raise IncompleteOutputsError(f"{path} is not a manifest")
     return manifest
+
+
+def remedy(folder: Path, manifest: dict | None) -> str:
+    """The command that rewrites ``folder``'s outputs from its records, as a user types it: the
+    folder and, where its manifest names it, the experiment whose records they are."""
+    experiment = (manifest or {}).get("source", {}).get("experiment") or "<its experiment>"
+    command = f"make tables figures RESULTS={folder.as_posix()} EXPERIMENT={experiment}"
+    if folder.resolve() == (Path.cwd() / "results").resolve():
+        command = "make tables figures"
+    return f"rewrite them from its records with `{command}`"
 
 
 def _entries(folder: Path, paths: Iterable[Path], stamp: str) -> dict:
@@ -79,13 +91,19 @@ def new_generation(folder: str | os.PathLike, source: dict) -> Iterator[list[Pat
     """
     folder = Path(folder)
     stamp = source_id(source)
-    previous = read_manifest(folder) or {"files": {}}
+    try:
+        previous = read_manifest(folder) or {"files": {}}
+    except IncompleteOutputsError as error:  # a corrupt manifest: this generation rewrites it whole
+        log.warning(f"{error}: writing a new one")
+        previous = {"files": {}}
     kept = {name: entry for name, entry in previous["files"].items() if (folder / name).is_file()}
     _write(folder, {"complete": False, "source": source, "source_id": stamp, "files": kept})
     written: list[Path] = []
     yield written
     during = read_manifest(folder) or {"files": {}}  # sections added while writing (put_section)
     files = {**during["files"], **_entries(folder, written, stamp)}
+    # a file removed while writing (another run's table) is not listed: the manifest names what is there
+    files = {name: entry for name, entry in files.items() if (folder / name).is_file()}
     _write(folder, {"complete": True, "source": source, "source_id": stamp, "files": files})
 
 
@@ -109,9 +127,12 @@ def check_generation(folder: str | os.PathLike, may_be_older: tuple[str, ...] = 
     about to redraw, e.g. ``figures/``). A folder with neither a manifest nor tables passes.
     """
     folder = Path(folder)
-    manifest = read_manifest(folder)
+    try:
+        manifest = read_manifest(folder)
+    except IncompleteOutputsError as error:
+        raise IncompleteOutputsError(f"{error}; {remedy(folder, None)}") from None
     tables = [path for kind in LISTED_FOLDERS for path in sorted((folder / kind).glob("[!.]*"))]
-    redo = "rewrite them with `make tables` and `make figures` (RESULTS=<folder> for another folder)"
+    redo = remedy(folder, manifest)
     if manifest is None:
         if tables:
             raise IncompleteOutputsError(f"{folder} has tables but no {MANIFEST}; {redo}")

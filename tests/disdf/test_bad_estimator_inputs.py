@@ -235,3 +235,44 @@ def test_the_fast_forest_reads_any_layout_as_the_same_numbers():
     wide = np.repeat(X, 2, axis=1)
     for layout in (X, np.asfortranarray(X), wide[:, ::2], X.tolist()):
         np.testing.assert_array_equal(forest.probabilities(layout), expected)
+
+
+def test_k_nn_in_a_representation_refuses_more_neighbours_than_training_examples():
+    """It used to predict class 0 for everything (scikit-learn's manhattan path counts phantoms)."""
+    from disdf import EmbeddingKNeighborsClassifier, InvalidParameterError
+
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    y = (X[:, 0] > 0).astype(int)
+    model = EmbeddingKNeighborsClassifier(embedding=CascadeForestClassifier(n_trees=3), n_neighbors=100)
+    with pytest.raises(InvalidParameterError, match=r"n_neighbors must be an int in \[1, 40\]; got 100"):
+        model.fit(X, y)
+
+
+@pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
+def test_labels_of_mixed_types_are_refused_naming_y(estimator):
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    with pytest.raises(ValueError, match=r"y mixes label types \(number, str\)"):
+        estimator(n_trees=3).fit(X, np.array([1, "a"] * 20, dtype=object))
+
+
+@pytest.mark.parametrize("n_jobs", [-100, 0])
+def test_n_jobs_beyond_the_machine_s_cores_is_refused(n_jobs):
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    with pytest.raises(ValueError, match="n_jobs must"):
+        CascadeForestClassifier(n_trees=3, n_jobs=n_jobs).fit(X, (X[:, 0] > 0).astype(int))
+
+
+def test_disdf_s_cross_fitting_refuses_folds_of_one_held_out_example():
+    """It used to be scikit-learn's 'KFold ... n_splits=1' from deep inside the weight fitting."""
+    X = np.random.default_rng(0).normal(size=(5, 3))
+    with pytest.raises(ValueError, match=r"cross_fit' needs at least 2 held-out examples per fold"):
+        DisDFClassifier(n_trees=3).fit(X, [0, 1, 0, 1, 0])
+    DisDFClassifier(n_trees=3, weight_fitting="same_examples").fit(X, [0, 1, 0, 1, 0])  # as the message says
+
+
+@pytest.mark.parametrize("limit", ["inf", "1e999", "-2G", "0"])
+def test_a_memory_limit_that_is_no_size_names_the_variable(monkeypatch, limit):
+    monkeypatch.setenv("DISDF_MEMORY_LIMIT", limit)
+    X = np.random.default_rng(0).normal(size=(40, 4))
+    with pytest.raises(ValueError, match=rf"DISDF_MEMORY_LIMIT='{limit}' is not a positive finite size"):
+        CascadeForestClassifier(n_trees=3).fit(X, (X[:, 0] > 0).astype(int))

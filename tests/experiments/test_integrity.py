@@ -287,6 +287,8 @@ REFUSED = [
         r"InsufficientMemoryError: protocol\.Ts=\[1000000000\]",
     ),
     ("tau beyond float64", ["model.tau=1e300"], r"tau must be"),
+    ("an empty output folder", ["runtime.output_dir=''"], r"runtime\.output_dir is empty"),
+    ("an experiment name that climbs", ["experiment_name=.."], r"experiment_name must be one plain folder"),
     (
         "a scheduler that does not answer",
         ["runtime=dask", "runtime.scheduler_address=tcp://127.0.0.1:9"],
