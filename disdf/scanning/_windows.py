@@ -114,11 +114,15 @@ class WindowGeometry:
 
 def default_window_sizes(n_features: int, image_shape: tuple[int, int] | None) -> list[int]:
     """gcForest's floor(d/16), floor(d/8), floor(d/4) (see the module docstring), at least 1; for an
-    image the side of the square of about that many pixels, at most the image's shorter side."""
+    image the side of the square of about that many pixels, at most the image's shorter side. A size
+    is listed once: on a short input two divisors give the same window (d = 10: 1, 1, 2), and two
+    scanners of one window would only repeat each other's features."""
     if image_shape is None:
-        return [max(1, n_features // k) for k in DEFAULT_DIVISORS]
-    side = min(image_shape)
-    return [min(side, max(1, round((n_features / k) ** 0.5))) for k in DEFAULT_DIVISORS]
+        sizes = [max(1, n_features // k) for k in DEFAULT_DIVISORS]
+    else:
+        side = min(image_shape)
+        sizes = [min(side, max(1, round((n_features / k) ** 0.5))) for k in DEFAULT_DIVISORS]
+    return list(dict.fromkeys(sizes))
 
 
 def window_geometries(owner: str, params: Mapping[str, Any], n_features: int) -> list[WindowGeometry]:

@@ -165,3 +165,11 @@ def test_the_cascade_is_grown_on_the_out_of_fold_scan():
 @parametrize_with_checks([MultiGrainedScanner(n_trees=3, random_state=0)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_the_default_windows_of_a_short_vector_are_each_listed_once():
+    """d = 10 gave gcForest's divisors the windows 1, 1 and 2: two scanners of one window."""
+    from disdf.scanning._windows import default_window_sizes
+
+    assert default_window_sizes(10, None) == [1, 2]
+    assert default_window_sizes(784, (28, 28)) == [7, 10, 14]  # MNIST's, as the committed runs used
