@@ -15,6 +15,7 @@ from experiments.safety.interrupts import stop_from_the_first_instant
 if __name__ == "__main__":
     stop_from_the_first_instant()  # before the imports below, which take seconds
 
+import errno
 import logging
 import os
 
@@ -97,6 +98,13 @@ def run_command(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
                 raise
             log.error(f"Nothing was run. {type(error).__name__}: {error}")
             raise SystemExit(2) from None
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            # The disk filled while writing: the file is named, what was there is intact.
+            log.error(
+                f"The run stopped while {phase}: {error}. Every finished unit is recorded and the "
+                "earlier outputs are intact; free space and run the same command again."
+            )
+            raise SystemExit(1) from None
         # The message in the log file too; Hydra prints the traceback.
         log.error(f"The run failed; the units recorded before it are kept. {type(error).__name__}: {error}")
         raise

@@ -37,11 +37,14 @@ def replaced_atomically(path: str | os.PathLike) -> Iterator[Path]:
     )
     os.close(descriptor)
     try:
-        yield Path(temporary)
-        with open(temporary, "rb+") as handle:
-            os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        try:
+            yield Path(temporary)
+            with open(temporary, "rb+") as handle:
+                os.fchmod(handle.fileno(), 0o666 & ~_UMASK)
+                os.fsync(handle.fileno())
+            os.replace(temporary, path)
+        except OSError as error:  # a full disk, a quota: name the file (left as it was), not the temporary
+            raise type(error)(error.errno, error.strerror or str(error), str(path)) from error
     finally:
         if os.path.exists(temporary):
             os.unlink(temporary)

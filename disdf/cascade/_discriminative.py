@@ -257,6 +257,21 @@ class DisDFClassifier(CascadeForestClassifier):
         self.weight_fitting = weight_fitting
         self.cross_fit_parts = cross_fit_parts
 
+    def fit(self, X, y) -> DisDFClassifier:
+        """Grow the cascade level by level, each forest's tree weights from eq. (70)-(72), until the
+        out-of-fold accuracy stops improving.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        return super().fit(X, y)
+
     def _prepare_fit(self, X, y):
         """The cascade's checks, then cross-fitting's: each fold model's held-out set is cut into
         parts, so it needs two examples at least (before any tree grows)."""

@@ -276,3 +276,27 @@ def test_a_memory_limit_that_is_no_size_names_the_variable(monkeypatch, limit):
     X = np.random.default_rng(0).normal(size=(40, 4))
     with pytest.raises(ValueError, match=rf"DISDF_MEMORY_LIMIT='{limit}' is not a positive finite size"):
         CascadeForestClassifier(n_trees=3).fit(X, (X[:, 0] > 0).astype(int))
+
+
+def test_an_atomic_rewrite_that_fails_names_the_file_and_leaves_it_as_it_was(tmp_path, monkeypatch):
+    """A full disk used to surface as an OSError naming the temporary file, or nothing."""
+    import errno
+    import os
+
+    from disdf._utils import atomic_files
+
+    target = tmp_path / "table.md"
+    target.write_text("old")
+
+    def full(descriptor):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError, match=rf"No space left on device: '{target}'"):
+        atomic_files.write_text_atomically(target, "new")
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["table.md"]
+
+
+def test_a_keyword_disdf_does_not_take_is_refused_naming_disdf():
+    with pytest.raises(TypeError, match=r"^DisDFClassifier\.fit\(\) got an unexpected keyword"):
+        DisDFClassifier().fit([[1.0]], [1], sample_weight=[1.0])
