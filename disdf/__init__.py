@@ -6,9 +6,8 @@ The public API, by concern: the cascades (:mod:`disdf.cascade`), one forest alon
 (:mod:`disdf.datasets`). Every public name is importable from here.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from disdf._utils.parameters import InvalidParameterError
+from disdf._utils.persistence import VERSION, ModelVersionError
 from disdf.cascade import (
     CascadeForestClassifier,
     DisDFClassifier,
@@ -28,10 +27,7 @@ from disdf.weights import (
     solve_weights,
 )
 
-try:
-    __version__ = version("disdf")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+__version__ = VERSION
 
 __all__ = [
     "CascadeForestClassifier",
@@ -40,6 +36,7 @@ __all__ = [
     "EmbeddingKNeighborsClassifier",
     "InsufficientMemoryError",
     "InvalidParameterError",
+    "ModelVersionError",
     "MultiGrainedScanner",
     "PairStatistics",
     "PlainForestClassifier",

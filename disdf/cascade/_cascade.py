@@ -37,6 +37,8 @@ from disdf._utils.parameters import (
     check_estimator_parameters,
     split_nested_params,
 )
+from disdf._utils.persistence import VersionedPickle
+from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
@@ -65,7 +67,7 @@ def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
 
 
 class CascadeForestClassifier(
-    PairDistances, _FitMemoryCheck, ClassifierMixin, TransformerMixin, BaseEstimator
+    VersionedPickle, PairDistances, _FitMemoryCheck, ClassifierMixin, TransformerMixin, BaseEstimator
 ):
     """gcForest cascade forest (the paper's baseline, "gcF").
 
@@ -112,7 +114,9 @@ class CascadeForestClassifier(
         64 examples (DF21's approach, for large n): on 256 examples or fewer,
         or features of fewer values, the trees of ``"fast"``.
     verbose : int, default=0
-        Print each level's score when > 0.
+        Progress through the ``disdf`` logger: per level with 1 (its out-of-fold accuracy, time,
+        elapsed time and peak memory), per forest too with 2. Without a logging configuration
+        the lines go to stderr.
     test_vectors : {"fold_mean", "refit"}, default="fold_mean"
         Where a new example's class vector of a forest comes from.
         ``"fold_mean"``: the mean over the forest's K fold models (DF21's
@@ -360,7 +364,9 @@ class CascadeForestClassifier(
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
         best, stalled = -np.inf, 0
+        progress = FitProgress(type(self).__name__, int(self.verbose))
         for level_index in range(self.max_levels):
+            progress.start_level()
             features = self._level_input(X, previous_vectors)
             if level_index == 0 and first_level is not None:
                 fit = self._take_first_level(first_level, specs, rng)
@@ -369,6 +375,9 @@ class CascadeForestClassifier(
             forests, weight_fit = self._level_weights(fit, y_code, level_index)
             oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
             score = level_accuracy(oof, y_code)
+            if self.verbose >= 2:  # each forest alone: which of them carries the level
+                for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
+                    progress.forest(level_index, position, forest.kind, level_accuracy([vectors], y_code))
             scores.append(score)
             levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
             if folder is not None:  # its trees leave memory before the next level grows
@@ -380,8 +389,7 @@ class CascadeForestClassifier(
             del fit, forests, oof, features
             # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
             release_free_memory(freed)
-            if self.verbose:
-                print(f"[{type(self).__name__}] level {level_index + 1}: out-of-fold accuracy {score:.4f}")
+            progress.level(level_index, score)
             if score > best + self.tol:
                 best, stalled = score, 0
                 n_keep = level_index + 1

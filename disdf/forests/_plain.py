@@ -26,6 +26,7 @@ from disdf._utils.parameters import (
     RandomSeed,
     check_estimator_parameters,
 )
+from disdf._utils.persistence import VersionedPickle
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
@@ -35,7 +36,7 @@ from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
 PLAIN_KINDS = ("random_forest", "extra_trees")
 
 
-class PlainForestClassifier(ClassifierMixin, BaseEstimator):
+class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
     """One forest grown on all training examples, its trees' class probabilities averaged.
 
     Parameters

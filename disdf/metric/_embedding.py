@@ -18,13 +18,14 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from disdf._utils.parameters import Integer
+from disdf._utils.persistence import VersionedPickle
 
 #: Settings of the k-NN that it passes on to its representation, where that takes them (so that a
 #: protocol setting T, the seed and the threads of the k-NN sets them for the cascade inside).
 PASSED_TO_EMBEDDING = ("n_trees", "random_state", "n_jobs")
 
 
-class EmbeddingKNeighborsClassifier(ClassifierMixin, BaseEstimator):
+class EmbeddingKNeighborsClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
     """k-NN in the representation of ``embedding`` (any transformer fitted with labels).
 
     Training points are embedded with ``embedding.fit_transform(X, y)``: for the

@@ -36,6 +36,7 @@ from disdf._utils.parameters import (
     RandomSeed,
     check_estimator_parameters,
 )
+from disdf._utils.persistence import VersionedPickle
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
@@ -72,7 +73,7 @@ def _fit_window_forest(kind, geometry, X, y_code, train, test, seed, batch_size,
     return model, _window_vectors([model], geometry, X[test], batch_size)
 
 
-class MultiGrainedScanner(TransformerMixin, BaseEstimator):
+class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
     """gcForest's multi-grained scanning: windows over vectors (1-D) or images (2-D) -> class vectors.
 
     Parameters

@@ -1,0 +1,60 @@
+"""A fitted model saved with pickle or joblib loads and predicts as before; one saved by another disdf
+version is refused in one line naming both versions."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+import disdf
+from disdf import (
+    CascadeForestClassifier,
+    DisDFClassifier,
+    EmbeddingKNeighborsClassifier,
+    ModelVersionError,
+    MultiGrainedScanner,
+    PlainForestClassifier,
+)
+
+X, y = load_iris(return_X_y=True)
+MODELS = [
+    lambda: CascadeForestClassifier(n_trees=5, random_state=0),
+    lambda: DisDFClassifier(n_trees=5, random_state=0),
+    lambda: PlainForestClassifier(n_trees=5, random_state=0),
+    lambda: MultiGrainedScanner(n_trees=5, window_sizes=[2], random_state=0),
+    lambda: EmbeddingKNeighborsClassifier(embedding=CascadeForestClassifier(n_trees=5), random_state=0),
+]
+
+
+@pytest.mark.parametrize("make", MODELS)
+def test_a_saved_model_loads_and_gives_the_same_numbers(make, tmp_path):
+    model = make().fit(X, y)
+    joblib.dump(model, tmp_path / "model.joblib")
+    for loaded in (
+        joblib.load(tmp_path / "model.joblib"),
+        pickle.loads(pickle.dumps(model)),
+        copy.deepcopy(model),
+    ):
+        out = {MultiGrainedScanner: "transform", EmbeddingKNeighborsClassifier: "predict"}.get(
+            type(model), "predict_proba"
+        )
+        np.testing.assert_array_equal(getattr(loaded, out)(X), getattr(model, out)(X))
+
+
+@pytest.mark.parametrize("saved", ["0.0.1", None])
+def test_a_model_of_another_version_is_refused_naming_both(saved):
+    state = DisDFClassifier(n_trees=5, random_state=0).fit(X, y).__getstate__()
+    assert state["_disdf_version"] == disdf.__version__
+    if saved is None:
+        del state["_disdf_version"]  # a pickle from before versions were stamped
+    else:
+        state["_disdf_version"] = saved
+    with pytest.raises(
+        ModelVersionError, match=rf"saved by disdf {saved or 'older than 0.1.0'} .* by disdf "
+    ):
+        DisDFClassifier.__new__(DisDFClassifier).__setstate__(state)
