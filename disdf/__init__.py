@@ -13,6 +13,7 @@ from disdf.cascade import (
     DisDFClassifier,
     InsufficientMemoryError,
     SolverFallbackWarning,
+    warm_up,
 )
 from disdf.datasets import DataFileError, load_dataset, load_mnist, load_subjects
 from disdf.forests import PlainForestClassifier
@@ -51,4 +52,5 @@ __all__ = [
     "load_subjects",
     "scanning_pipeline",
     "solve_weights",
+    "warm_up",
 ]

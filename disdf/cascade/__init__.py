@@ -4,6 +4,7 @@
 from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._discriminative import DEFAULT_TUNE_GRID, DisDFClassifier, SolverFallbackWarning
 from disdf.cascade._fit_memory import InsufficientMemoryError
+from disdf.cascade._warm_up import warm_up
 
 __all__ = [
     "DEFAULT_TUNE_GRID",
@@ -11,4 +12,5 @@ __all__ = [
     "DisDFClassifier",
     "InsufficientMemoryError",
     "SolverFallbackWarning",
+    "warm_up",
 ]

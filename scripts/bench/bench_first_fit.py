@@ -1,0 +1,95 @@
+"""The first fit in a new environment: import plus the first fit of each cascade on 100 rows, CPU and wall.
+
+    python scripts/bench/bench_first_fit.py --record   # -> results/bench/first_fit.csv
+
+A fresh virtual environment (``--venv``, made anew unless ``--reuse``) gets this checkout installed
+as a user would (``pip install .``); then, each in a process of its own:
+
+* ``cold``: the probe with numba's cache in an empty folder (``NUMBA_CACHE_DIR``): what the first
+  fit costs when nothing was compiled, as before :func:`disdf.warm_up` existed;
+* ``warm_up``: ``python -c "import disdf; disdf.warm_up()"`` (what ``make install`` runs);
+* ``first_fit``: the probe after it, with the package's own cache: what a user's first fit costs;
+* ``second_process``: the probe once more.
+
+The probe imports disdf and fits ``CascadeForestClassifier()`` and ``DisDFClassifier()`` (defaults:
+T = 100) on 100 random rows of 10 features. CPU is the child's user + system time.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import tempfile
+import time
+import venv
+
+from scripts.bench_output import ROOT, add_record_flag, bench_output, write_csv
+
+PROBE = (
+    "import numpy as np\n"
+    "from disdf import CascadeForestClassifier, DisDFClassifier\n"
+    "X = np.random.default_rng(0).normal(size=(100, 10)); y = (X[:, 0] > 0).astype(int)\n"
+    "CascadeForestClassifier(random_state=0).fit(X, y)\n"
+    "DisDFClassifier(random_state=0).fit(X, y)\n"
+)
+WARM_UP = "import disdf; disdf.warm_up()"
+
+
+def timed_child(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, env=env, check=True, cwd=tempfile.gettempdir())
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def fresh_environment(folder: Path, reuse: bool) -> Path:
+    """A virtual environment with this checkout installed (not editable), as a user's."""
+    python = folder / "bin" / "python"
+    if reuse and python.exists():
+        return python
+    shutil.rmtree(folder, ignore_errors=True)
+    venv.create(folder, with_pip=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", str(ROOT)], check=True)
+    return python
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venv", type=Path, default=ROOT / "build" / "first-fit-venv")
+    parser.add_argument("--reuse", action="store_true", help="keep an existing --venv (its cache too)")
+    add_record_flag(parser)
+    args = parser.parse_args()
+    python = str(fresh_environment(args.venv, args.reuse))
+    base = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="numba_cache_") as empty:
+        stages = [
+            ("cold", PROBE, {**base, "NUMBA_CACHE_DIR": empty}),
+            ("warm_up", WARM_UP, base),
+            ("first_fit", PROBE, base),
+            ("second_process", PROBE, base),
+        ]
+        for stage, code, env in stages:
+            cpu, wall = timed_child([python, "-c", code], env)
+            rows.append({"stage": stage, "cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2)})
+            print(f"{stage}: {cpu:.1f} CPU-s, {wall:.1f} s wall", flush=True)
+    for row in rows:
+        row.update({"n_rows": 100, "python": platform.python_version(), "machine": platform.machine()})
+    write_csv(bench_output(args, "first_fit"), rows)
+
+
+if __name__ == "__main__":
+    main()
