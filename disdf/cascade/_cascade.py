@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -40,7 +39,6 @@ from disdf._utils.parameters import (
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
-from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import (
@@ -51,9 +49,10 @@ from disdf.cascade._fitted_levels import (
     release_level,
     store_level,
 )
-from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit, LevelFit
-from disdf.cascade._level_growth import grow_level_models
-from disdf.forests._specs import ENGINES, ForestSpecs, fit_fold_model, parse_forest_specs
+from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
+from disdf.cascade._level_growth import grow_level_models, refit_forests
+from disdf.cascade._predictor import Predictor, fit_predictor, predictor_input
+from disdf.forests._specs import ENGINES, ForestSpecs, parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
 
 AUGMENTATIONS = ("cumulative", "previous")
@@ -134,6 +133,12 @@ class CascadeForestClassifier(
         is fitted and read back memory-mapped, so fit and predict hold one
         level's trees at a time (DF21's partial mode; :mod:`disdf.cascade._fitted_levels`).
         The same trees and predictions.
+    predictor : scikit-learn classifier or None, default=None
+        A classifier on top of the cascade (DF21's ``use_predictor``), e.g.
+        ``HistGradientBoostingClassifier()``: a clone is fitted on the raw features beside the last
+        kept level's class vectors (the out-of-fold ones, from fold models that never saw the
+        example), and ``predict``/``predict_proba`` are its. None: the paper's average of the last
+        level's class vectors. ``transform`` gives the class vectors either way.
     fitted_levels_dir : str or path, default=None
         The folder under which ``keep_fitted_levels="disk"`` writes (required there): each fit
         writes into a fresh subfolder of its own (``fitted_levels_path_``), so models, clones and
@@ -154,6 +159,8 @@ class CascadeForestClassifier(
         With ``keep_fitted_levels="disk"``, the folder of this fit's levels: a fresh subfolder of
         ``fitted_levels_dir`` (no other fit writes there), removed when the estimator is refitted
         or garbage-collected. A pickled or copied estimator carries its trees, not the folder.
+    predictor_ : classifier or None
+        The fitted clone of ``predictor`` (on the class codes ``0 .. n_classes - 1``), or None.
     n_features_in_ : int
         Number of features seen at fit.
 
@@ -208,6 +215,7 @@ class CascadeForestClassifier(
         test_vectors: str = "fold_mean",
         keep_fitted_levels: str = "memory",
         fitted_levels_dir: str | os.PathLike | None = None,
+        predictor: Any = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -226,6 +234,7 @@ class CascadeForestClassifier(
         self.test_vectors = test_vectors
         self.keep_fitted_levels = keep_fitted_levels
         self.fitted_levels_dir = fitted_levels_dir
+        self.predictor = predictor
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work, in this
@@ -248,6 +257,7 @@ class CascadeForestClassifier(
         "forests": ForestSpecs(),
         "keep_fitted_levels": KeepFittedLevels(),
         "fitted_levels_dir": LevelsFolder(),
+        "predictor": Predictor(),
     }
 
     #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
@@ -406,10 +416,14 @@ class CascadeForestClassifier(
         if self.test_vectors == "refit":
             inputs = [self._level_input(X, previous_vectors[:q]) for q in range(n_keep)]
             for level, features in zip(self.levels_, inputs, strict=True):
-                level.refit_models = self._refit_forests(level, features, y_code, specs, tree_params)
+                level.refit_models = refit_forests(
+                    level, features, y_code, specs, self.engine, len(self.classes_), self.n_trees,
+                    tree_params, self.n_jobs,
+                )  # fmt: skip
         self.n_levels_ = n_keep
         self.level_scores_ = scores
         self.weights_ = [level.weights for level in self.levels_]
+        self.predictor_ = fit_predictor(self.predictor, X, self._training_vectors, y_code)
         # this fit's folder becomes the estimator's, the previous fit's goes (disdf.cascade._fitted_levels)
         self._fit_folder = FitFolder.replace(getattr(self, "_fit_folder", None), self, folder, n_keep)
         self.fitted_levels_path_ = folder
@@ -457,33 +471,6 @@ class CascadeForestClassifier(
         ]
         return LevelFit(folds=folds, split_seed=split_seed, forests=forests, y_code=y_code)
 
-    def _refit_forests(self, level: CascadeLevel, features, y_code, specs, tree_params) -> list[FoldModel]:
-        """``test_vectors="refit"``: each forest grown once more on all the level's examples. Its seed
-        comes from the forest's fold seeds (not from the estimator's stream, which stays untouched)."""
-        features = np.asarray(features, dtype=np.float32)
-        seeds = [
-            int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & SEED_HIGH)
-            for forest in level.forests
-        ]
-        return run_tasks(
-            (
-                partial(
-                    fit_fold_model,
-                    kind,
-                    params,
-                    self.engine,
-                    features,
-                    y_code,
-                    random_state=seed,
-                    n_classes=len(self.classes_),
-                    n_trees=self.n_trees,
-                    tree_params=tree_params,
-                )
-                for (kind, params), seed in zip(specs, seeds, strict=True)
-            ),
-            self.n_jobs,
-        )
-
     def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
@@ -515,9 +502,13 @@ class CascadeForestClassifier(
             previous_vectors.append(self._level_vectors(level, self._level_input(X, previous_vectors)))
         return self._level_input(X, previous_vectors)
 
-    def _last_class_vectors(self, X) -> np.ndarray:
+    def _last_class_vectors(self, X, with_input: bool = False):
+        """The last kept level's class vectors of new examples (and, ``with_input``, their raw
+        features as the trees read them: the first columns of the level's input)."""
         check_is_fitted(self)
-        return self._level_vectors(self.levels_[-1], self._last_level_input(X))
+        features = self._last_level_input(X)
+        vectors = self._level_vectors(self.levels_[-1], features)
+        return (vectors, features[:, : self.n_features_in_]) if with_input else vectors
 
     def _level_vectors(self, level: CascadeLevel, features: np.ndarray) -> np.ndarray:
         """A level's class vectors of new examples; on disk, its trees' pages are then let go."""
@@ -568,7 +559,8 @@ class CascadeForestClassifier(
         return self._last_class_vectors(X)
 
     def predict_proba(self, X) -> np.ndarray:
-        """Sum of the last level's class vectors, normalised to sum to 1.
+        """Sum of the last level's class vectors, normalised to sum to 1; with a ``predictor``, its
+        probabilities on the raw features and those class vectors.
 
         Parameters
         ----------
@@ -579,6 +571,9 @@ class CascadeForestClassifier(
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        if getattr(self, "predictor_", None) is not None:
+            vectors, raw = self._last_class_vectors(X, with_input=True)
+            return self.predictor_.predict_proba(predictor_input(raw, vectors))
         vectors = self._last_class_vectors(X)
         n_classes = len(self.classes_)
         total = vectors.reshape(vectors.shape[0], -1, n_classes).sum(axis=1)

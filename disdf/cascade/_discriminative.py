@@ -218,6 +218,7 @@ class DisDFClassifier(CascadeForestClassifier):
         test_vectors: str = "fold_mean",
         keep_fitted_levels: str = "memory",
         fitted_levels_dir: str | os.PathLike | None = None,
+        predictor: Any = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -246,6 +247,7 @@ class DisDFClassifier(CascadeForestClassifier):
             test_vectors=test_vectors,
             keep_fitted_levels=keep_fitted_levels,
             fitted_levels_dir=fitted_levels_dir,
+            predictor=predictor,
         )
         self.lambda_ = lambda_
         self.tau = tau

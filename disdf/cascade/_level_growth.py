@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
-from disdf.cascade._forest_fit import FoldModel, Folds
+from disdf.cascade._forest_fit import CascadeLevel, FoldModel, Folds
 from disdf.forests._compiled.forest import feature_major
 from disdf.forests._specs import COMPILED_ENGINES, fit_fold_model
 from disdf.forests._tree_leaves import TreeLeaves
@@ -119,3 +120,41 @@ def grow_level_models(
         n_jobs,
     )
     return [[results[k * n_forests + m] for k in range(len(folds))] for m in range(n_forests)]
+
+
+def refit_forests(
+    level: CascadeLevel,
+    features: np.ndarray,
+    y_code: np.ndarray,
+    specs: Sequence[tuple[str, Mapping[str, Any]]],
+    engine: str,
+    n_classes: int,
+    n_trees: int,
+    tree_params: Mapping[str, Any],
+    n_jobs: int | None,
+) -> list[FoldModel]:
+    """``test_vectors="refit"``: each forest of ``level`` grown once more on all the level's examples.
+    Its seed comes from the forest's fold seeds (not from the estimator's stream, which stays
+    untouched)."""
+    features = np.asarray(features, dtype=np.float32)
+    seeds = [
+        int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & SEED_HIGH) for forest in level.forests
+    ]
+    return run_tasks(
+        (
+            partial(
+                fit_fold_model,
+                kind,
+                params,
+                engine,
+                features,
+                y_code,
+                random_state=seed,
+                n_classes=n_classes,
+                n_trees=n_trees,
+                tree_params=tree_params,
+            )
+            for (kind, params), seed in zip(specs, seeds, strict=True)
+        ),
+        n_jobs,
+    )
