@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import warnings
 from collections.abc import Mapping, Sequence
@@ -378,3 +379,21 @@ class DisDFClassifier(CascadeForestClassifier):
         ]
         self.tuned_params_ = [cast(LevelWeightFit, level.weight_fit).tuned_params() for level in self.levels_]
         return self
+
+
+#: The line of DisDF's docstring that stands for the cascade's parameters, replaced by them below.
+CASCADE_PARAMETERS = "Other parameters are those of :class:`CascadeForestClassifier`."
+
+
+def _with_cascade_parameters(doc: str) -> str:
+    """DisDF's docstring with the cascade's parameters written out where it refers to them, so that
+    ``help(DisDFClassifier)`` and its API page list every parameter (``n_trees``, ``random_state``...)."""
+    cascade = inspect.cleandoc(CascadeForestClassifier.__doc__ or "")
+    block = cascade.split("Parameters\n----------\n", 1)[1].split("\n\nAttributes\n", 1)[0]
+    own = inspect.cleandoc(doc)
+    if CASCADE_PARAMETERS not in own:
+        raise RuntimeError("DisDFClassifier's docstring lost the line that the cascade's parameters replace")
+    return own.replace(CASCADE_PARAMETERS, block)
+
+
+DisDFClassifier.__doc__ = _with_cascade_parameters(DisDFClassifier.__doc__ or "")

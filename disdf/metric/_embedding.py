@@ -59,7 +59,7 @@ class EmbeddingKNeighborsClassifier(VersionedPickle, ClassifierMixin, BaseEstima
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.model_selection import train_test_split
     >>> from disdf import DisDFClassifier
-    >>> from disdf.metric._embedding import EmbeddingKNeighborsClassifier
+    >>> from disdf import EmbeddingKNeighborsClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> X_train, X_test, y_train, y_test = train_test_split(X, y, stratify=y, random_state=0)
     >>> knn = EmbeddingKNeighborsClassifier(DisDFClassifier(n_trees=10), random_state=0)

@@ -80,3 +80,28 @@ def test_every_results_file_the_docs_read_exists():
     assert files
     for folder, name in files:
         assert (ROOT / "results" / folder / name).is_file()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "CascadeForestClassifier",
+        "DisDFClassifier",
+        "PlainForestClassifier",
+        "MultiGrainedScanner",
+        "EmbeddingKNeighborsClassifier",
+    ],
+)
+def test_every_parameter_is_documented_on_its_own_class(name):
+    """help(DisDFClassifier) used to list DisDF's own 9 parameters and refer to the cascade's."""
+    import inspect
+
+    import disdf
+
+    estimator = getattr(disdf, name)
+    doc = inspect.getdoc(estimator)
+    listed = r"^(?:\w+, )*{}(?:, \w+)* : "  # numpydoc's "a, b : type" documents both
+    missing = [
+        p for p in inspect.signature(estimator).parameters if not re.search(listed.format(p), doc, re.M)
+    ]
+    assert missing == []
