@@ -19,6 +19,7 @@ from sklearn.model_selection import train_test_split
 from disdf._utils.parameters import Boolean, Float, Integer, OneOf, check_parameters
 from disdf.datasets._files import TABLES
 from disdf.datasets._loaders import DATASETS, load_dataset, load_mnist, load_subjects
+from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES, is_keel, keel_rows, load_keel
 
 #: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
 TRAIN_DRAWS = ("random", "stratified")
@@ -73,11 +74,11 @@ class ProtocolPlan:
 
     def __post_init__(self) -> None:
         """Refuse an impossible grid as the plan is decided: each message names the setting."""
-        unknown = [name for name in self.datasets if name not in DATASETS]
+        unknown = [name for name in self.datasets if name not in DATASETS and not is_keel(name)]
         if unknown or not self.datasets:
             raise ValueError(
-                f"datasets must name one or more of {DATASETS}; got {list(self.datasets)} "
-                f"(unknown: {unknown})"
+                f"datasets must name one or more of {DATASETS} or a KEEL table as keel_<name> "
+                f"({', '.join(KEEL_TABLES)}); got {list(self.datasets)} (unknown: {unknown})"
             )
         for name in ("Ns", "Ts"):
             values = getattr(self, name)
@@ -133,8 +134,11 @@ class ProtocolPlan:
         """The split rule's test-set size: round(test_fraction N), or every remaining example of a UCI
         table too small for both (``cap_test_size``)."""
         n_test = test_size(N, self.test_fraction)
-        if dataset in TABLES and self.cap_test_size and N < TABLES[dataset].n_rows:
-            n_test = min(n_test, TABLES[dataset].n_rows - N)
+        rows = (
+            TABLES[dataset].n_rows if dataset in TABLES else keel_rows(dataset) if is_keel(dataset) else None
+        )
+        if rows is not None and self.cap_test_size and N < rows:
+            n_test = min(n_test, rows - N)
         return n_test
 
 
@@ -167,6 +171,11 @@ def load_pool(
     ``split_groups="subject"`` attaches each row's subject (Parkinsons); ``label_fault`` applies
     one of :data:`LABEL_FAULTS` (the audit's simulated faults; "none" reads the data as it is).
     """
+    if is_keel(name):  # the benchmark's tables: one pool, as the paper's UCI tables
+        if split_groups is not None:
+            raise ValueError(f"protocol.split_groups={split_groups}: {name} has no {split_groups} groups")
+        table = load_keel(name.removeprefix(KEEL_PREFIX))
+        return with_label_fault(Pool(table.X, table.y), label_fault, name)
     if name == "mnist":
         if split_groups is not None:
             raise ValueError(f"protocol.split_groups={split_groups}: mnist has no {split_groups} groups")

