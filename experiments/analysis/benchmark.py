@@ -1,0 +1,108 @@
+"""The benchmark's comparison across datasets, by the rules of :mod:`experiments.analysis.benchmark_plan`
+(declared before its records): each dataset one unit, its accuracy the mean over its repetitions.
+
+Friedman's test (scipy), Nemenyi's post-hoc test and mean ranks (scikit-posthocs), Wilcoxon's
+signed-rank test with Holm's correction (scipy, statistics.holm) and the Bayesian signed-rank test
+with a region of practical equivalence (baycomp, Benavoli et al. 2017).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import baycomp
+import numpy as np
+import pandas as pd
+import scikit_posthocs
+from scipy import stats
+
+from experiments.analysis.benchmark_plan import ALPHA, CONTRASTS, DECISION_PROBABILITY, MARGIN_PP, TRAITS
+from experiments.analysis.statistics import holm
+
+
+def dataset_accuracies(records: pd.DataFrame) -> pd.DataFrame:
+    """Datasets x methods: each method's mean test accuracy over a dataset's repetitions, in percentage
+    points; only the datasets where every method has the same repetitions (a complete block)."""
+    table = records.pivot_table(index=["dataset", "repetition"], columns="method", values="accuracy")
+    table = table.dropna()  # a repetition every method completed
+    return 100 * table.groupby(level="dataset").mean()
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Friedman's test over the methods, and Nemenyi's pairwise p-values and the mean ranks."""
+
+    statistic: float
+    p_value: float
+    mean_ranks: pd.Series
+    nemenyi: pd.DataFrame
+
+
+def ranking(accuracies: pd.DataFrame) -> Ranking:
+    """The methods ranked per dataset (1 best; ties share their mean rank), tested across datasets."""
+    statistic, p_value = stats.friedmanchisquare(*(accuracies[column] for column in accuracies.columns))
+    ranks = accuracies.rank(axis=1, ascending=False).mean().sort_values()
+    nemenyi = scikit_posthocs.posthoc_nemenyi_friedman(accuracies.to_numpy())
+    nemenyi.index = nemenyi.columns = accuracies.columns
+    return Ranking(float(statistic), float(p_value), ranks, nemenyi)
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """One contrast (treatment - baseline) across datasets, by both of the declared tests."""
+
+    treatment: str
+    baseline: str
+    mean_pp: float
+    wilcoxon_p: float
+    holm_p: float
+    p_worse: float
+    p_equivalent: float
+    p_better: float
+
+    @property
+    def verdict(self) -> str:
+        """The Bayesian verdict at the declared probability, else "not decided"."""
+        for name, p in (
+            ("better", self.p_better),
+            ("equivalent", self.p_equivalent),
+            ("worse", self.p_worse),
+        ):
+            if p > DECISION_PROBABILITY:
+                return name
+        return "not decided"
+
+
+def contrasts(accuracies: pd.DataFrame, seed: int = 0) -> list[Contrast]:
+    """Every declared contrast: Wilcoxon over datasets (Holm across the contrasts) and the Bayesian
+    signed-rank test with a ROPE of +-MARGIN_PP points (its Monte Carlo draws seeded)."""
+    rows = []
+    for treatment, baseline in CONTRASTS:
+        x, y = accuracies[treatment].to_numpy(), accuracies[baseline].to_numpy()
+        wilcoxon = stats.wilcoxon(x, y).pvalue if np.any(x != y) else 1.0
+        # baycomp gives (P(x better), P(within the rope), P(y better)), its draws seeded here
+        p_better, p_equivalent, p_worse = baycomp.SignedRankTest.probs(
+            x, y, rope=MARGIN_PP, random_state=seed
+        )
+        rows.append(
+            [treatment, baseline, float(np.mean(x - y)), float(wilcoxon), p_worse, p_equivalent, p_better]
+        )
+    adjusted = holm(np.array([row[3] for row in rows]))
+    return [
+        Contrast(t, b, m, w, float(h), float(pw), float(pe), float(pb))
+        for (t, b, m, w, pw, pe, pb), h in zip(rows, adjusted, strict=True)
+    ]
+
+
+def trait_correlations(accuracies: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:
+    """Spearman's correlation of DisDF's gain over gcF with each declared trait (descriptive only)."""
+    gain = accuracies["disdf"] - accuracies["gcforest"]
+    table = traits.set_index("dataset").join(accuracies["gcforest"].rename("gcforest_accuracy"))
+    rows = []
+    for trait in TRAITS:
+        rho, p = stats.spearmanr(table.loc[gain.index, trait], gain)
+        rows.append({"trait": trait, "spearman_rho": float(rho), "p_uncorrected": float(p)})
+    return pd.DataFrame(rows)
+
+
+__all__ = ["ALPHA", "Contrast", "Ranking", "contrasts", "dataset_accuracies", "ranking", "trait_correlations"]

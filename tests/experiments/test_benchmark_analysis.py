@@ -1,0 +1,71 @@
+"""The benchmark's comparison across datasets, on constructed accuracies whose answer is known."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from experiments.analysis.benchmark import contrasts, dataset_accuracies, ranking
+
+
+def records(shift: dict[str, float], n_datasets: int = 20, repetitions: int = 5) -> pd.DataFrame:
+    """Records of six methods on ``n_datasets``, each method's accuracy the dataset's base plus its
+    shift (in points) and a little noise."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for d in range(n_datasets):
+        base = rng.uniform(0.6, 0.9)
+        for r in range(repetitions):
+            for method in ("gcforest", "disdf", "disdf_tuned", "random_forest", "extra_trees", "knn"):
+                accuracy = base + shift.get(method, 0.0) / 100 + rng.normal(0, 0.002)
+                rows.append({"dataset": f"d{d}", "repetition": r, "method": method, "accuracy": accuracy})
+    return pd.DataFrame(rows)
+
+
+def test_a_clear_gain_is_better_and_a_null_one_equivalent():
+    accuracies = dataset_accuracies(records({"disdf": 0.0, "disdf_tuned": 4.0, "knn": -10.0}))
+    by = {(c.treatment, c.baseline): c for c in contrasts(accuracies)}
+    assert by[("disdf", "gcforest")].verdict == "equivalent"
+    assert by[("disdf_tuned", "gcforest")].verdict == "better"
+    assert (
+        by[("disdf_tuned", "gcforest")].holm_p < 0.05
+        and abs(by[("disdf_tuned", "gcforest")].mean_pp - 4) < 0.5
+    )
+    worse = contrasts(dataset_accuracies(records({"disdf": -4.0})))[0]
+    assert worse.verdict == "worse" and worse.p_worse > 0.95
+
+
+def test_the_ranking_finds_the_worst_method_last():
+    result = ranking(dataset_accuracies(records({"knn": -10.0, "extra_trees": 2.0})))
+    assert result.p_value < 1e-6
+    assert result.mean_ranks.index[-1] == "knn" and result.mean_ranks.index[0] == "extra_trees"
+    assert result.nemenyi.loc["knn", "extra_trees"] < 0.05
+
+
+def test_incomplete_repetitions_are_left_out_of_every_method():
+    frame = records({})
+    frame = frame[~((frame["dataset"] == "d0") & (frame["repetition"] == 4) & (frame["method"] == "knn"))]
+    accuracies = dataset_accuracies(frame)
+    kept = frame[(frame["dataset"] == "d0") & (frame["repetition"] < 4)]
+    expected = 100 * kept.groupby("method")["accuracy"].mean()
+    np.testing.assert_allclose(accuracies.loc["d0", expected.index], expected.to_numpy())
+
+
+def test_the_report_section_draws_from_records_and_says_nothing_without_them(tmp_path):
+    from experiments.reporting.section import ReportContext
+    from experiments.reporting.sections import benchmark
+
+    assert benchmark.render(ReportContext(tmp_path, tmp_path)) is None
+    frame = records({"disdf_tuned": 4.0}).assign(dataset=lambda f: "keel_" + f["dataset"])
+    traits = pd.DataFrame(
+        {"dataset": sorted(set(frame["dataset"])), "n": 300, "d": 5, "classes": 2, "majority_rate": 0.5}
+    )
+    traits["n"] = np.arange(len(traits)) * 10 + 200
+    lines, figures = benchmark.benchmark_section(frame, traits)
+    text = "\n".join(lines)
+    assert re.search(r"\| DisDF tuned − gcF \| \+(3\.9\d|4\.0\d) \|", text)
+    for name, draw in figures.items():
+        draw(tmp_path / name.split("/")[-1])
+        assert (tmp_path / name.split("/")[-1]).stat().st_size > 10_000
