@@ -29,6 +29,7 @@ from omegaconf import DictConfig
 
 from experiments.paths import ROOT
 from experiments.running.composition import compose_config
+from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES
 from experiments.running.plan import RunPlan, plan_run
 from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.running.runner import run_units
@@ -73,6 +74,9 @@ class CommittedSample:
     parts: tuple[Part, ...] = (Part("all"),)
 
 
+#: The benchmark's tables as its runs name them (experiments/running/keel.py).
+BENCHMARK_TABLES = [f"{KEEL_PREFIX}{name}" for name in KEEL_TABLES]
+
 #: The experiments whose records are committed, and what of each is rerun. The smallest N keeps
 #: a sample cheap (a split at N = 50 takes a few seconds); the headline reruns every cell.
 SAMPLES: tuple[CommittedSample, ...] = (
@@ -115,6 +119,16 @@ SAMPLES: tuple[CommittedSample, ...] = (
     CommittedSample("baselines", "baselines", "results/baselines", ("protocol.Ns=[50]",)),
     CommittedSample("metric", "metric", "results/metric", ("protocol.Ns=[50]",)),
     CommittedSample("mgs", "mgs", "results/mgs", ("protocol.Ns=[50]",)),
+    # Every KEEL table's first repetition, in four parts of about equal work for the test's workers.
+    CommittedSample(
+        "benchmark",
+        "benchmark",
+        "results/benchmark",
+        parts=tuple(
+            Part(f"tables-{part}", (f"datasets=[{','.join(BENCHMARK_TABLES[part::4])}]",))
+            for part in range(4)
+        ),
+    ),
 )
 
 #: Committed raw folders that no sample reruns, and why (the test of SAMPLES checks that every

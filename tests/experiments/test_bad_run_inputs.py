@@ -12,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from hydra.errors import ConfigCompositionException
-from records_for_tests import a_record
 
 from disdf.datasets._loaders import DataFileError
 from experiments.running.composition import compose_config
@@ -20,6 +19,7 @@ from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore
 from experiments.running.runner import run_units
 from experiments.safety.durable import UnwritableFolderError
+from tests.experiments.records_for_tests import a_record
 
 
 def runner_config(tmp_path, data_dir, *overrides):

@@ -91,9 +91,8 @@ def test_records_textconv_drops_only_the_timing_fields(tmp_path):
 def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path):
     import json
 
-    from records_for_tests import a_record
-
     from scripts.tools import compare_records
+    from tests.experiments.records_for_tests import a_record
 
     base = a_record(split_units=1)
     for folder, changes in (("a", {}), ("b", {"fit_seconds": 9.0}), ("c", {"accuracy": 0.6, "new_field": 0})):

@@ -96,6 +96,12 @@ def draw_differences(frames: dict[str, pd.DataFrame]):
     return draw
 
 
+def repetition_range(repetitions: pd.Series) -> str:
+    """ "30", or "25–30" where tables have different counts."""
+    low, high = int(repetitions.min()), int(repetitions.max())
+    return f"{low}" if low == high else f"{low}–{high}"
+
+
 def benchmark_section(records: pd.DataFrame, traits: pd.DataFrame) -> tuple[list[str], dict]:
     accuracies = dataset_accuracies(records)
     repetitions = records.groupby("dataset")["repetition"].nunique()
@@ -106,7 +112,7 @@ def benchmark_section(records: pd.DataFrame, traits: pd.DataFrame) -> tuple[list
         "",
         f"The 43 tables of KEEL's balanced collection (`results/benchmark/datasets.csv`); the paper's "
         f"small-sample regime: N = 100 stratified training examples, the rest (up to 1,000) as test set, "
-        f"T = 100, {repetitions.min()}–{repetitions.max()} repetitions per table "
+        f"T = 100, {repetition_range(repetitions)} repetitions per table "
         f"({len(accuracies)} tables with every method; `make benchmark`). Protocol and tests were "
         "declared before the first record was written (`configs/experiment/benchmark.yaml`, "
         "`experiments/analysis/benchmark_plan.py`); a table's accuracy is its mean over repetitions, "

@@ -1,0 +1,1 @@
+"""The reproduction's tests: runner, report, benchmarks, scripts."""
