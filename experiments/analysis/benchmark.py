@@ -16,16 +16,19 @@ import pandas as pd
 import scikit_posthocs
 from scipy import stats
 
-from experiments.analysis.benchmark_plan import ALPHA, CONTRASTS, DECISION_PROBABILITY, MARGIN_PP, TRAITS
+from experiments.analysis.benchmark_plan import CONTRASTS, DECISION_PROBABILITY, MARGIN_PP, TRAITS
 from experiments.analysis.statistics import holm
 
 
+def complete_repetitions(records: pd.DataFrame) -> pd.DataFrame:
+    """(dataset, repetition) x methods accuracies, only the repetitions every method completed."""
+    return records.pivot_table(index=["dataset", "repetition"], columns="method", values="accuracy").dropna()
+
+
 def dataset_accuracies(records: pd.DataFrame) -> pd.DataFrame:
-    """Datasets x methods: each method's mean test accuracy over a dataset's repetitions, in percentage
-    points; only the datasets where every method has the same repetitions (a complete block)."""
-    table = records.pivot_table(index=["dataset", "repetition"], columns="method", values="accuracy")
-    table = table.dropna()  # a repetition every method completed
-    return 100 * table.groupby(level="dataset").mean()
+    """Datasets x methods: each method's mean test accuracy over a dataset's complete repetitions,
+    in percentage points."""
+    return 100 * complete_repetitions(records).groupby(level="dataset").mean()
 
 
 @dataclass(frozen=True)
@@ -105,4 +108,4 @@ def trait_correlations(accuracies: pd.DataFrame, traits: pd.DataFrame) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-__all__ = ["ALPHA", "Contrast", "Ranking", "contrasts", "dataset_accuracies", "ranking", "trait_correlations"]
+__all__ = ["Contrast", "Ranking", "contrasts", "dataset_accuracies", "ranking", "trait_correlations"]

@@ -43,6 +43,7 @@ class ReportContext:
     #: The run whose folder it is (the protocol section reads its records; headline sections need none).
     plan: RunPlan | None = None
     _read: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict, compare=False, repr=False)
+    _plans: dict[tuple[str, ...], RunPlan] = field(default_factory=dict, compare=False, repr=False)
 
     def folder_records(self, folder: Path, grid: RecordGrid) -> pd.DataFrame:
         """The records of ``grid``'s config in ``folder`` (a copy: a section may change its frame)."""
@@ -55,7 +56,10 @@ class ReportContext:
         """The records of an experiment as committed (its config hash, its output folder, or the
         sub-folder ``folder`` of a multirun job) and its plan."""
         # Reading committed records needs the plan's grid, not the checks a run makes before writing.
-        plan = decide(compose_config(f"experiment={experiment}", *overrides))
+        key = (experiment, *overrides)
+        if key not in self._plans:
+            self._plans[key] = decide(compose_config(f"experiment={experiment}", *overrides))
+        plan = self._plans[key]
         return self.folder_records(self.root / plan.runtime.output_dir / folder, plan.grid), plan
 
 

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from disdf._utils.atomic_files import write_text_atomically
+from experiments.safety.guards import writes_headline
 
 MANIFEST = "outputs.json"
 #: Output kinds whose files must all be in the manifest (a stray table is another run's table).
@@ -72,7 +73,7 @@ def remedy(folder: Path, manifest: dict | None) -> str:
     folder and, where its manifest names it, the experiment whose records they are."""
     experiment = (manifest or {}).get("source", {}).get("experiment") or "<its experiment>"
     command = f"make tables figures RESULTS={folder.as_posix()} EXPERIMENT={experiment}"
-    if folder.resolve() == (Path.cwd() / "results").resolve():
+    if writes_headline(folder):
         command = "make tables figures"
     return f"rewrite them from its records with `{command}`"
 

@@ -119,7 +119,10 @@ def test_an_output_folder_fault_is_refused_before_any_unit(tmp_path, data_dir, f
     out = tmp_path / "out"
     out.mkdir()
     name = fault.split()[0].rstrip("/")
-    (out / name).mkdir() if name == ".lock" else (out / name).write_text("a file")
+    if name == ".lock":
+        (out / name).mkdir()
+    else:
+        (out / name).write_text("a file")
     returncode, output = run_smoke(
         tmp_path, f"runtime.output_dir={out}", env={"DISDF_DATA_DIR": str(data_dir)}
     )

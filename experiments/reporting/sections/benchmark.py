@@ -14,7 +14,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.analysis.benchmark import contrasts, dataset_accuracies, ranking, trait_correlations
+from experiments.analysis.benchmark import (
+    Ranking,
+    complete_repetitions,
+    contrasts,
+    dataset_accuracies,
+    ranking,
+    trait_correlations,
+)
 from experiments.analysis.benchmark_plan import DECISION_PROBABILITY, MARGIN_PP
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.running.keel import DATASET_TABLE as TABLE
@@ -34,7 +41,7 @@ FOREST_FIGURE = "figures/benchmark_differences.png"
 def per_dataset_differences(records: pd.DataFrame, treatment: str, baseline: str) -> pd.DataFrame:
     """Per dataset: the mean paired difference treatment - baseline over its repetitions (points) and
     its 95 % CI (t), unadjusted."""
-    table = records.pivot_table(index=["dataset", "repetition"], columns="method", values="accuracy").dropna()
+    table = complete_repetitions(records)
     difference = 100 * (table[treatment] - table[baseline])
     rows = []
     for dataset, values in difference.groupby(level="dataset"):
@@ -51,11 +58,11 @@ def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) ->
     return float(q * np.sqrt(n_methods * (n_methods + 1) / (6 * n_datasets)))
 
 
-def draw_ranks(accuracies: pd.DataFrame):
+def draw_ranks(result: Ranking, n_tables: int):
     """Each method's mean rank, with the span of one critical difference to its right: a method whose
     rank lies inside another's span is not separated from it by Nemenyi's test."""
-    ranks = ranking(accuracies).mean_ranks
-    cd = critical_difference(len(ranks), len(accuracies))
+    ranks = result.mean_ranks
+    cd = critical_difference(len(ranks), n_tables)
 
     def draw(path) -> None:
         figure, axis = plt.subplots(figsize=(7.5, 2.8))
@@ -66,7 +73,7 @@ def draw_ranks(accuracies: pd.DataFrame):
         axis.set_xlabel("mean rank over tables (1 = best)")
         axis.set_xlim(1, float(ranks.max()) + cd + 0.2)
         axis.legend(loc="upper right", fontsize=8)
-        axis.set_title(f"{len(accuracies)} KEEL tables: methods within one CD of each other are not "
+        axis.set_title(f"{n_tables} KEEL tables: methods within one CD of each other are not "
                        "separated (Nemenyi, alpha 0.05)", fontsize=9)  # fmt: skip
         figure.tight_layout()
         figure.savefig(path, dpi=130)
@@ -162,7 +169,7 @@ def benchmark_section(records: pd.DataFrame, traits: pd.DataFrame) -> tuple[list
         "DisDF − gcF": per_dataset_differences(records, "disdf", "gcforest"),
         "DisDF tuned − gcF": per_dataset_differences(records, "disdf_tuned", "gcforest"),
     }
-    figures = {CD_FIGURE: draw_ranks(accuracies), FOREST_FIGURE: draw_differences(frames)}
+    figures = {CD_FIGURE: draw_ranks(result, len(accuracies)), FOREST_FIGURE: draw_differences(frames)}
     return lines, figures
 
 
