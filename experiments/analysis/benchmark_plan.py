@@ -31,3 +31,15 @@ DECISION_PROBABILITY = 0.95
 CONTRASTS = (("disdf", "gcforest"), ("disdf_tuned", "gcforest"))
 #: The dataset traits read against DisDF's gain.
 TRAITS = ("n", "d", "classes", "majority_rate", "gcforest_accuracy")
+
+# The tuned headline (configs/experiment/headline_tuned.yaml), declared with it and before its first
+# record. Unit of independence: the split. Per dataset and N, the split-level difference DisDF tuned
+# - gcF (accuracy averaged over the split's four T; gcF the headline's record of the same split) over
+# the 30 splits; Holm across the dataset's four N. "Beats gcF" at an N: the one-sided paired t-test in
+# DisDF's favour significant after Holm; "does not beat": TOST within ± MARGIN_PP (equivalent) or
+# significant against; otherwise not decided. The same rule for DisDF (lambda = tau = 1) on the same
+# 30 splits, so the two are read side by side.
+#: The repetitions of the tuned headline (the headline's first 30).
+TUNED_HEADLINE_REPETITIONS = 30
+#: The contrasts the tuned headline decides (treatment, baseline).
+TUNED_HEADLINE_CONTRASTS = (("disdf_tuned", "gcforest"), ("disdf", "gcforest"))
