@@ -15,6 +15,11 @@ regime, over the datasets that every method completed:
 * whether a dataset's traits (:data:`TRAITS`) go with DisDF's gain: Spearman's correlation, reported
   descriptively (no correction, no claim).
 
+Regime (b) (5 x 2-fold CV, configs/experiment/benchmark_cv.yaml) is analysed in the same way, each
+dataset's accuracy the mean over its ten folds; its per-dataset interval is Dietterich's 5 x 2 CV
+t-interval (the variance from each repeat's two folds, 5 degrees of freedom), since the ten folds are
+not independent. Declared with regime (b)'s config, before its first record.
+
 A verdict "equivalent" needs the Bayesian P(equivalent) above :data:`DECISION_PROBABILITY`;
 "better"/"worse" likewise for P(better)/P(worse); otherwise "not decided".
 """

@@ -89,7 +89,12 @@ def result_config(cfg: DictConfig) -> dict:
         "cap_test_size": cfg.protocol.cap_test_size,
         "seed": cfg.protocol.seed,
     }
-    for name, before in (("train_draw", "random"), ("split_groups", None), ("label_fault", "none")):
+    for name, before in (
+        ("train_draw", "random"),
+        ("split_groups", None),
+        ("label_fault", "none"),
+        ("split_scheme", "holdout"),
+    ):
         if cfg.protocol[name] != before:
             config[name] = cfg.protocol[name]
     if cfg.model.engine in COMPILED_ENGINES:

@@ -56,6 +56,9 @@ class ProtocolConfig:
     split_groups: Optional[str] = None  # noqa: UP045 - OmegaConf needs typing.Optional
     #: The audit's simulated data faults: "none", "misaligned" or "inverted_test" (running.protocol).
     label_fault: str = "none"
+    #: "holdout" (the paper's) or "5x2cv": Dietterich's 5 x 2-fold CV on at most N rows per dataset
+    #: (protocol.Ns holds the one row cap; repetitions 10; running.cross_validation).
+    split_scheme: str = "holdout"
 
 
 @dataclass

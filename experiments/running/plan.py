@@ -98,7 +98,7 @@ class RunPlan:
             repetitions=p.repetitions,
             cascades=frozenset(name for name, spec in self.specs.items() if is_cascade(spec)),
             n_test={(d, N): p.expected_test_size(d, N) for d in self.datasets for N in p.Ns},
-            grouped=p.split_groups is not None,
+            n_test_varies=p.split_groups is not None or p.split_scheme == "5x2cv",
         )
 
 

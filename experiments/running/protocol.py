@@ -19,6 +19,7 @@ from sklearn.model_selection import train_test_split
 from disdf._utils.parameters import Boolean, Float, Integer, OneOf, check_parameters
 from disdf.datasets._files import TABLES
 from disdf.datasets._loaders import DATASETS, load_dataset, load_mnist, load_subjects
+from experiments.running.cross_validation import FIVE_BY_TWO_REPETITIONS, SPLIT_SCHEMES, five_by_two_folds
 from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES, is_keel, keel_rows, load_keel
 
 #: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
@@ -37,6 +38,7 @@ PROTOCOL_PARAMETERS = {
     "train_draw": OneOf(TRAIN_DRAWS),
     "split_groups": OneOf(SPLIT_GROUPS, none=True),
     "label_fault": OneOf(LABEL_FAULTS),
+    "split_scheme": OneOf(SPLIT_SCHEMES),
 }
 
 
@@ -71,6 +73,8 @@ class ProtocolPlan:
     datasets: tuple[str, ...] = ()
     #: The data folder (None: the library's default).
     data_dir: str | None = None
+    #: "holdout" (the paper's) or "5x2cv" (:mod:`experiments.running.cross_validation`; N is the row cap).
+    split_scheme: str = "holdout"
 
     def __post_init__(self) -> None:
         """Refuse an impossible grid as the plan is decided: each message names the setting."""
@@ -93,6 +97,22 @@ class ProtocolPlan:
                     f"{name} lists {repeated} more than once; got {list(values)} (each would run twice)"
                 )
         check_parameters("protocol", PROTOCOL_PARAMETERS, vars(self))
+        if self.split_scheme == "5x2cv":
+            self._check_cross_validation()
+
+    def _check_cross_validation(self) -> None:
+        """5 x 2-fold CV: ten repetitions, one pool, no groups; each message names its setting."""
+        if self.repetitions != FIVE_BY_TWO_REPETITIONS:
+            raise ValueError(
+                f"protocol.split_scheme=5x2cv has {FIVE_BY_TWO_REPETITIONS} folds: protocol.repetitions "
+                f"must be {FIVE_BY_TWO_REPETITIONS}; got {self.repetitions}"
+            )
+        if self.split_groups is not None or "mnist" in self.datasets:
+            raise ValueError(
+                "protocol.split_scheme=5x2cv splits one pool without groups: protocol.split_groups must be "
+                f"null and datasets must not name mnist; got split_groups={self.split_groups}, "
+                f"datasets={list(self.datasets)}"
+            )
 
     def units(self) -> list[Unit]:
         """Every unit, repetition-major (:func:`all_units`)."""
@@ -127,12 +147,24 @@ class ProtocolPlan:
 
     def split(self, pool: Pool, unit: Unit, seed: int) -> Split:
         """The training and test examples of ``unit``'s split, drawn as the protocol asks."""
+        if self.split_scheme == "5x2cv":
+            train, test = self.folds(pool, unit.dataset, unit.N)[unit.repetition]
+            return with_inversion(
+                Split(pool.X_train[train], pool.y_train[train], pool.X_train[test], pool.y_train[test]), pool
+            )
         n_test = test_size(unit.N, self.test_fraction)
         return draw_split(pool, unit.N, n_test, seed, unit.dataset, self.cap_test_size, self.train_draw)
 
+    def folds(self, pool: Pool, dataset: str, cap: int) -> list[tuple]:
+        """5 x 2-fold CV's ten (train, test) positions of ``dataset`` at row cap ``cap``."""
+        subsample_seed = split_seed(dataset, cap, -1, self.seed)
+        return five_by_two_folds(pool.y_train, cap, subsample_seed, split_seed(dataset, cap, 0, self.seed))
+
     def expected_test_size(self, dataset: str, N: int) -> int:
         """The split rule's test-set size: round(test_fraction N), or every remaining example of a UCI
-        table too small for both (``cap_test_size``)."""
+        table too small for both (``cap_test_size``); 5 x 2-fold CV: its largest fold."""
+        if self.split_scheme == "5x2cv":
+            return max(len(test) for _, test in self.folds(self.pool(dataset), dataset, N))
         n_test = test_size(N, self.test_fraction)
         rows = (
             TABLES[dataset].n_rows if dataset in TABLES else keel_rows(dataset) if is_keel(dataset) else None
@@ -240,10 +272,15 @@ def draw_split(
         split = _one_pool_split(pool, N, n_test, seed, dataset, cap_test, train_draw)
     else:
         split = _two_pool_split(pool, N, n_test, seed, dataset, train_draw)
-    if pool.inverted is not None:
-        a, b = pool.inverted
-        split = replace(split, y_test=np.where(split.y_test == a, b, a))
-    return split
+    return with_inversion(split, pool)
+
+
+def with_inversion(split: Split, pool: Pool) -> Split:
+    """The split with the pool's simulated inversion of a binary test set's labels, if it has one."""
+    if pool.inverted is None:
+        return split
+    a, b = pool.inverted
+    return replace(split, y_test=np.where(split.y_test == a, b, a))
 
 
 def _capped_test_size(N: int, n_test: int, available: int, dataset: str, cap_test: bool) -> int:

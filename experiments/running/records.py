@@ -154,9 +154,9 @@ class RecordGrid:
     repetitions: int
     #: Methods whose estimator is a cascade: they keep at least one level; the others keep none.
     cascades: frozenset[str]
-    #: Each (dataset, N)'s test-set size, or its largest one where whole groups make it vary.
+    #: Each (dataset, N)'s test-set size, or its largest one where whole groups or folds make it vary.
     n_test: dict
-    grouped: bool = False
+    n_test_varies: bool = False
 
     def outside(self, record: dict) -> str | None:
         """Why a record of this config is outside the run's grid (not counted), or None."""
@@ -180,7 +180,7 @@ class RecordGrid:
         if not cascade and (record["n_levels"] or record["level_scores"]):
             return f"field 'n_levels' is {record['n_levels']}: method {record['method']!r} has no cascade"
         expected = self.n_test[record["dataset"], record["N"]]
-        if record["n_test"] != expected and not (self.grouped and record["n_test"] <= expected):
+        if record["n_test"] != expected and not (self.n_test_varies and record["n_test"] <= expected):
             return f"field 'n_test' is {record['n_test']}; the split rule gives {expected} at N={record['N']}"
         return None
 
