@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-cv headline-tuned bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -118,6 +118,12 @@ bench-scale: install
 benchmark: install
 	$(BIN)/python -m experiments.drivers.benchmark_datasets
 	$(BIN)/python -m experiments.run experiment=benchmark
+
+# DF21 on regime (a)'s splits, in a venv of its own (it pins scikit-learn<1.6): results/benchmark/df21.csv.
+benchmark-df21: install
+	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
+	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
+	$(BIN)/python -m experiments.drivers.benchmark_df21 --experiment benchmark --df21-python $(DF21_VENV)/bin/python
 
 # Its regime (b): 5 x 2-fold CV on at most 1,000 rows of each table (configs/experiment/benchmark_cv.yaml).
 benchmark-cv: install
