@@ -41,6 +41,7 @@ from experiments.reporting.sections import (
     run_details,
     scale,
     speed,
+    tuned_headline,
     verdict,
     weight_fitting,
 )
@@ -62,6 +63,7 @@ SECTIONS: tuple[Section, ...] = (
     baselines.SECTION,
     metric.SECTION,
     benchmark.SECTION,
+    tuned_headline.SECTION,
     mgs.SECTION,
     limitations.SECTION,
     run_details.SECTION,
@@ -73,7 +75,7 @@ SECTIONS: tuple[Section, ...] = (
 #: verdict is a line of the claims section) and engineering (runs, timings, full MNIST, speed, growing data).
 #: The benchmark beyond the paper's datasets waits there until REPORT.md's main part is cut to make room
 #: (REPORT.md stays within 250 lines).
-APPENDIX = ("benchmark", "mgs", "run_details", "mnist_full", "speed", "scale")
+APPENDIX = ("benchmark", "tuned_headline", "mgs", "run_details", "mnist_full", "speed", "scale")
 SECTION_ORDER = tuple(section.name for section in SECTIONS)
 BY_NAME = {section.name: section for section in SECTIONS}
 #: The sections of any run's folder (the rest belong to the headline's REPORT.md in results/).
