@@ -97,6 +97,19 @@ def contrasts(accuracies: pd.DataFrame, seed: int = 0) -> list[Contrast]:
     ]
 
 
+def five_by_two_interval(differences: pd.Series, level: float = 0.95) -> tuple[float, float]:
+    """The mean of 5 x 2-fold CV's ten differences (indexed by repetition 0-9: repeat r // 2, fold r % 2)
+    and the half-width of Dietterich's (1998) t-interval: t(5) times the square root of the mean over
+    repeats of the two folds' variance (ddof 1), the variance of one fold's difference. The ten folds
+    share training examples, so their spread would understate it. mlxtend's paired_ttest_5x2cv refits
+    the estimators itself; here the differences are already recorded."""
+    values = differences.sort_index().to_numpy(dtype=float)
+    if values.size != 10:
+        raise ValueError(f"5 x 2-fold CV has 10 differences; got {values.size}")
+    variance = values.reshape(5, 2).var(axis=1, ddof=1).mean()
+    return float(values.mean()), float(stats.t.ppf(0.5 + level / 2, 5) * np.sqrt(variance))
+
+
 def trait_correlations(accuracies: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:
     """Spearman's correlation of DisDF's gain over gcF with each declared trait (descriptive only)."""
     gain = accuracies["disdf"] - accuracies["gcforest"]
@@ -108,4 +121,26 @@ def trait_correlations(accuracies: pd.DataFrame, traits: pd.DataFrame) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-__all__ = ["Contrast", "Ranking", "contrasts", "dataset_accuracies", "ranking", "trait_correlations"]
+def with_df21(
+    accuracies: pd.DataFrame, df21: pd.DataFrame, repetitions: int
+) -> tuple[pd.DataFrame, pd.Series]:
+    """``accuracies`` with DF21's column (points) on the tables where DF21 completed every repetition,
+    and the other tables' first non-"ok" status (DF21 fitted in its own venv: df21.csv)."""
+    ok = df21[df21["status"] == "ok"]
+    complete = ok.groupby("dataset")["repetition"].nunique() == repetitions
+    tables = [t for t in complete[complete].index if t in accuracies.index]
+    joined = accuracies.loc[tables].assign(df21=100 * ok.groupby("dataset")["accuracy"].mean().loc[tables])
+    failed = df21[df21["status"] != "ok"].groupby("dataset")["status"].first()
+    return joined, failed
+
+
+__all__ = [
+    "Contrast",
+    "Ranking",
+    "contrasts",
+    "dataset_accuracies",
+    "five_by_two_interval",
+    "ranking",
+    "trait_correlations",
+    "with_df21",
+]

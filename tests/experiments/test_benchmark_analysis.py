@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.benchmark import contrasts, dataset_accuracies, ranking
+from experiments.analysis.benchmark import contrasts, dataset_accuracies, five_by_two_interval, ranking
 
 
 def records(shift: dict[str, float], n_datasets: int = 20, repetitions: int = 5) -> pd.DataFrame:
@@ -63,9 +63,27 @@ def test_the_report_section_draws_from_records_and_says_nothing_without_them(tmp
         {"dataset": sorted(set(frame["dataset"])), "n": 300, "d": 5, "classes": 2, "majority_rate": 0.5}
     )
     traits["n"] = np.arange(len(traits)) * 10 + 200
-    lines, figures = benchmark.benchmark_section(frame, traits)
+    regime_a = benchmark.REGIMES[0]
+    df21 = (
+        frame[frame["method"] == "gcforest"]
+        .assign(accuracy=lambda f: f["accuracy"] + 0.02, status="ok", library_version="0.1.9")
+        .drop(columns="method")
+    )
+    df21.loc[df21["dataset"] == "keel_d3", "status"] = "ValueError: too few rows"
+    lines, figures = benchmark.benchmark_section({"benchmark": (regime_a, frame)}, traits, df21)
     text = "\n".join(lines)
     assert re.search(r"\| DisDF tuned − gcF \| \+(3\.9\d|4\.0\d) \|", text)
+    # DF21 on the tables it completed (19 of 20), +2 points over gcF; the failed table named
+    assert re.search(r"on 19 tables: DF21 − gcF \+2\.0\d points", text) and "d3: ValueError" in text
+    assert "Not yet run: Regime (b)" in text
     for name, draw in figures.items():
         draw(tmp_path / name.split("/")[-1])
         assert (tmp_path / name.split("/")[-1]).stat().st_size > 10_000
+
+
+def test_dietterichs_interval_uses_the_spread_within_each_repeat():
+    # each repeat's two folds differ by 2 points: the variance of one fold's difference is 2
+    differences = pd.Series([1.0, 3.0] * 5, index=range(10))
+    mean, half = five_by_two_interval(differences)
+    assert mean == 2.0
+    np.testing.assert_allclose(half, 2.5705818 * np.sqrt(2.0), rtol=1e-6)  # t(0.975, 5 df)

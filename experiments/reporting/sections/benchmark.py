@@ -6,6 +6,8 @@ by the rules declared before its records (:mod:`experiments.analysis.benchmark_p
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -19,8 +21,10 @@ from experiments.analysis.benchmark import (
     complete_repetitions,
     contrasts,
     dataset_accuracies,
+    five_by_two_interval,
     ranking,
     trait_correlations,
+    with_df21,
 )
 from experiments.analysis.benchmark_plan import DECISION_PROBABILITY, MARGIN_PP
 from experiments.reporting.section import Rendered, ReportContext, Section
@@ -33,21 +37,28 @@ NAMES = {
     "random_forest": "RF (4T)",
     "extra_trees": "ET (4T)",
     "knn": "5-NN",
+    "df21": "DF21",
 }
 CD_FIGURE = "figures/benchmark_ranks.png"
 FOREST_FIGURE = "figures/benchmark_differences.png"
 
 
-def per_dataset_differences(records: pd.DataFrame, treatment: str, baseline: str) -> pd.DataFrame:
+def per_dataset_differences(
+    records: pd.DataFrame, treatment: str, baseline: str, scheme: str
+) -> pd.DataFrame:
     """Per dataset: the mean paired difference treatment - baseline over its repetitions (points) and
-    its 95 % CI (t), unadjusted."""
+    its 95 % CI, unadjusted: Student's t over repetitions (holdout), Dietterich's 5 x 2 t (5x2cv)."""
     table = complete_repetitions(records)
     difference = 100 * (table[treatment] - table[baseline])
     rows = []
     for dataset, values in difference.groupby(level="dataset"):
         n = len(values)
-        half = stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
-        rows.append({"dataset": dataset.removeprefix("keel_"), "mean": values.mean(), "half": half, "n": n})
+        if scheme == "5x2cv":
+            mean, half = five_by_two_interval(values.droplevel("dataset"))
+        else:
+            mean = values.mean()
+            half = stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+        rows.append({"dataset": dataset.removeprefix("keel_"), "mean": mean, "half": half, "n": n})
     return pd.DataFrame(rows).sort_values("mean")
 
 
@@ -86,7 +97,9 @@ def draw_ranks(result: Ranking, n_tables: int):
 X_LIMIT = 6.0
 
 
-def draw_differences(frames: dict[str, pd.DataFrame]):
+def draw_differences(frames: dict[str, pd.DataFrame], scheme: str = "holdout"):
+    interval = "Dietterich's 5x2 t" if scheme == "5x2cv" else "over repetitions"
+
     def draw(path) -> None:
         figure, axes = plt.subplots(1, len(frames), figsize=(4.4 * len(frames), 8.5))
         for axis, (title, frame) in zip(np.atleast_1d(axes), frames.items(), strict=True):
@@ -105,7 +118,7 @@ def draw_differences(frames: dict[str, pd.DataFrame]):
             axis.axvline(0, color="0.4", lw=0.8)
             axis.set_xlim(-X_LIMIT - 0.3, X_LIMIT + 0.3)
             axis.set_yticks(y, frame["dataset"], fontsize=7)
-            axis.set_xlabel("difference (points); 95 % CI over repetitions, unadjusted", fontsize=8)
+            axis.set_xlabel(f"difference (points); 95 % CI {interval}, unadjusted", fontsize=8)
             axis.set_title(title, fontsize=10)
             axis.legend(loc="lower right", fontsize=7)
         figure.suptitle(f"Per table; arrows: intervals beyond ±{X_LIMIT:g} points", fontsize=9)
@@ -122,67 +135,153 @@ def repetition_range(repetitions: pd.Series) -> str:
     return f"{low}" if low == high else f"{low}–{high}"
 
 
-def benchmark_section(records: pd.DataFrame, traits: pd.DataFrame) -> tuple[list[str], dict]:
+@dataclass(frozen=True)
+class Regime:
+    """One regime of the benchmark: its experiment, how it is described, and its figures' names."""
+
+    experiment: str
+    title: str
+    description: str
+    scheme: str
+    ranks_figure: str
+    differences_figure: str
+
+
+REGIMES = (
+    Regime(
+        "benchmark",
+        "Regime (a), the paper's small samples",
+        "N = 100 stratified training examples, the rest (up to 1,000) as test set, T = 100, "
+        "{repetitions} repetitions per table (`make benchmark`; `configs/experiment/benchmark.yaml`)",
+        "holdout",
+        CD_FIGURE,
+        FOREST_FIGURE,
+    ),
+    Regime(
+        "benchmark_cv",
+        "Regime (b), the full data up to 1,000 rows",
+        "5 × 2-fold cross-validation on at most 1,000 rows per table (a stratified subsample above), "
+        "T = 100 (`make benchmark-cv`; `configs/experiment/benchmark_cv.yaml`)",
+        "5x2cv",
+        "figures/benchmark_cv_ranks.png",
+        "figures/benchmark_cv_differences.png",
+    ),
+)
+
+
+def regime_lines(regime: Regime, records: pd.DataFrame, traits: pd.DataFrame) -> tuple[list[str], dict]:
+    """A regime's contrasts, Friedman's test and mean ranks, trait correlations and figures."""
     accuracies = dataset_accuracies(records)
     repetitions = records.groupby("dataset")["repetition"].nunique()
     result = ranking(accuracies)
-    decided = contrasts(accuracies)
+    description = regime.description.format(repetitions=repetition_range(repetitions))
     lines = [
-        "## Beyond the paper's datasets",
+        f"### {regime.title}",
         "",
-        f"The 43 tables of KEEL's balanced collection (`results/benchmark/datasets.csv`); the paper's "
-        f"small-sample regime: N = 100 stratified training examples, the rest (up to 1,000) as test set, "
-        f"T = 100, {repetition_range(repetitions)} repetitions per table "
-        f"({len(accuracies)} tables with every method; `make benchmark`). Protocol and tests were "
-        "declared before the first record was written (`configs/experiment/benchmark.yaml`, "
-        "`experiments/analysis/benchmark_plan.py`); a table's accuracy is its mean over repetitions, "
-        "and the table is the unit of every test.",
+        f"{description}; {len(accuracies)} tables with every method.",
         "",
         f"| contrast | mean (points) | Wilcoxon p (Holm) | P(worse) | P(within ±{MARGIN_PP:g}) | P(better) | "
         f"verdict (P > {DECISION_PROBABILITY:g}) |",
         "|:--|--:|--:|--:|--:|--:|:--|",
     ]
-    for c in decided:
+    for c in contrasts(accuracies):
         lines.append(
             f"| {NAMES[c.treatment]} − {NAMES[c.baseline]} | {c.mean_pp:+.2f} | {c.holm_p:.3g} | "
             f"{c.p_worse:.3f} | {c.p_equivalent:.3f} | {c.p_better:.3f} | {c.verdict} |"
         )
     ranks = ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in result.mean_ranks.items())
+    correlations = trait_correlations(accuracies, traits)
+    strongest = correlations.loc[correlations["spearman_rho"].abs().idxmax()]
     lines += [
         "",
         f"Friedman's test over the six methods: χ² = {result.statistic:.1f}, p = {result.p_value:.2g}. "
-        f"Mean ranks (1 = best): {ranks}. In the figure a method within one critical difference of "
-        "another is not separated from it (Nemenyi).",
+        f"Mean ranks (1 = best): {ranks}; critical difference "
+        f"{critical_difference(len(result.mean_ranks), len(accuracies)):.2f} (Nemenyi). DisDF's gain over "
+        f"gcF against the tables' traits (Spearman, descriptive): largest |ρ| = "
+        f"{abs(strongest['spearman_rho']):.2f} ({strongest['trait']}).",
         "",
-        f"![Mean ranks]({CD_FIGURE})",
+        f"![Mean ranks, {regime.title}]({regime.ranks_figure})",
         "",
-        f"![Per-table differences]({FOREST_FIGURE})",
+        f"![Per-table differences, {regime.title}]({regime.differences_figure})",
         "",
-        "DisDF's gain over gcF against each table's traits (Spearman, descriptive, uncorrected):",
-        "",
-        trait_correlations(accuracies, traits).to_markdown(index=False, floatfmt=".3f"),
-        "",
-        "Not yet run: the full-data regime (5 × 2-fold cross-validation), DF21, and the tuned headline on "
-        "the paper's own datasets.",
     ]
     frames = {
-        "DisDF − gcF": per_dataset_differences(records, "disdf", "gcforest"),
-        "DisDF tuned − gcF": per_dataset_differences(records, "disdf_tuned", "gcforest"),
+        "DisDF − gcF": per_dataset_differences(records, "disdf", "gcforest", regime.scheme),
+        "DisDF tuned − gcF": per_dataset_differences(records, "disdf_tuned", "gcforest", regime.scheme),
     }
-    figures = {CD_FIGURE: draw_ranks(result, len(accuracies)), FOREST_FIGURE: draw_differences(frames)}
+    figures = {
+        regime.ranks_figure: draw_ranks(result, len(accuracies)),
+        regime.differences_figure: draw_differences(frames, regime.scheme),
+    }
+    return lines, figures
+
+
+def df21_lines(records: pd.DataFrame, df21: pd.DataFrame) -> list[str]:
+    """DF21 beside the six methods in regime (a), on the tables where it completed every repetition."""
+    repetitions = int(records["repetition"].nunique())
+    joined, failed = with_df21(dataset_accuracies(records), df21, repetitions)
+    if joined.empty:
+        return []
+    result = ranking(joined)
+    gap = joined["df21"] - joined["gcforest"]
+    wilcoxon = stats.wilcoxon(joined["df21"], joined["gcforest"]).pvalue
+    ranks = ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in result.mean_ranks.items())
+    status = "; ".join(f"{t.removeprefix('keel_')}: {s}" for t, s in failed.items()) or "none"
+    version = ", ".join(sorted(df21["library_version"].dropna().astype(str).unique()))
+    return [
+        f"**DF21** (deep-forest-py310 {version} in a venv of its own, its native cascade, {repetitions} "
+        "repetitions on the same splits, `make benchmark-df21`; added after regime (a)'s analysis was "
+        f"declared, so outside its tests) on {len(joined)} tables: DF21 − gcF {gap.mean():+.2f} points "
+        f"(Wilcoxon p = {wilcoxon:.2g}); mean ranks with DF21 (Friedman p = {result.p_value:.2g}): {ranks}. "
+        f"Tables where DF21 failed: {status}.",
+        "",
+    ]
+
+
+def benchmark_section(
+    regimes: dict[str, tuple[Regime, pd.DataFrame]], traits: pd.DataFrame, df21: pd.DataFrame | None
+) -> tuple[list[str], dict]:
+    lines = [
+        "## Beyond the paper's datasets",
+        "",
+        "The 43 tables of KEEL's balanced collection (`results/benchmark/datasets.csv`). Protocols and "
+        "tests were declared before each regime's first record (`experiments/analysis/benchmark_plan.py`); "
+        "a table's accuracy is its mean over repetitions or folds, and the table is the unit of every test.",
+        "",
+    ]
+    figures: dict = {}
+    for name, (regime, records) in regimes.items():
+        more, drawn = regime_lines(regime, records, traits)
+        lines += more
+        figures |= drawn
+        if name == "benchmark" and df21 is not None:
+            lines += df21_lines(records, df21)
+    missing = [regime.title for regime in REGIMES if regime.experiment not in regimes]
+    if df21 is None:
+        missing.append("DF21")
+    if missing:
+        lines.append(f"Not yet run: {'; '.join(missing)}.")
     return lines, figures
 
 
 def render(context: ReportContext) -> Rendered | None:
     """The section; None without the benchmark's records."""
-    records, _ = context.records("benchmark")
-    if records.empty or not TABLE.is_file():
+    regimes = {}
+    for regime in REGIMES:
+        records, _ = context.records(regime.experiment)
+        if not records.empty:
+            regimes[regime.experiment] = (regime, records)
+    if not regimes or not TABLE.is_file():
         return None
     traits = pd.read_csv(TABLE).assign(dataset=lambda frame: "keel_" + frame["dataset"])
-    lines, figures = benchmark_section(records, traits)
+    df21_file = context.root / "results" / "benchmark" / "df21.csv"
+    df21 = pd.read_csv(df21_file) if df21_file.is_file() else None
+    lines, figures = benchmark_section(regimes, traits, df21)
     return Rendered("\n".join(lines), figures=figures)
 
 
 SECTION = Section(
-    "benchmark", "the records of experiment=benchmark and results/benchmark/datasets.csv", render
+    "benchmark",
+    "the records of experiment=benchmark and benchmark_cv, results/benchmark/datasets.csv and df21.csv",
+    render,
 )
