@@ -9,7 +9,8 @@ files itself: :mod:`experiments.reporting.report` writes what it returns, so
 every section is written the same way (atomically, and recorded in the
 folder's manifest). Adding a section is one module plus one line in
 :data:`experiments.reporting.report.SECTIONS` (and its name in
-:data:`experiments.reporting.report.APPENDIX` when it belongs to APPENDIX.md, the engineering).
+:data:`experiments.reporting.report.APPENDIX` or ``PERFORMANCE`` when it belongs to APPENDIX.md, the
+statistical detail, or PERFORMANCE.md, the engineering).
 """
 
 from __future__ import annotations

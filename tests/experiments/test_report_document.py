@@ -13,6 +13,7 @@ from experiments.analysis import statistics
 from experiments.paths import ROOT
 from experiments.reporting.report import (
     APPENDIX,
+    PERFORMANCE,
     README_BEGIN,
     README_END,
     SECTION_ORDER,
@@ -53,7 +54,7 @@ def test_the_committed_report_opens_with_a_short_verdict_and_stays_within_250_li
     assert len(re.findall(r"\S+", conclusion)) <= 200
     figure = re.search(r"!\[[^]]*\]\(([^)]+)\)", sections["verdict"]).group(1)
     assert (RESULTS / figure).is_file()
-    assert not set(APPENDIX) & set(re.findall(r"<!-- section: (\w+) -->", report))
+    assert not {*APPENDIX, *PERFORMANCE} & set(re.findall(r"<!-- section: (\w+) -->", report))
     assert "[APPENDIX.md](APPENDIX.md)" in report
     for raw in ("gcforest", "ci_half", "0.00 h"):
         assert raw not in report
@@ -66,18 +67,25 @@ def test_readme_block_is_replaced_and_its_markers_are_required():
         readme_with_summary("no markers", "new")
 
 
-def test_sections_round_trip_through_the_documents_and_the_appendix_holds_engineering(tmp_path):
+def test_sections_round_trip_through_the_three_documents(tmp_path):
     put_section(tmp_path, "speed", "## Speed\nfast")
-    assert "## Speed" in (tmp_path / "REPORT.md").read_text() and not (tmp_path / "APPENDIX.md").exists()
+    assert "## Speed" in (tmp_path / "REPORT.md").read_text() and not (tmp_path / "PERFORMANCE.md").exists()
     put_section(tmp_path, "protocol", "## Method\nm")
     put_section(tmp_path, "verdict", "## Verdict\nv")
-    report, appendix = ((tmp_path / n).read_text() for n in ("REPORT.md", "APPENDIX.md"))
+    assert not (tmp_path / "APPENDIX.md").exists()  # no statistical detail yet: no appendix
+    put_section(tmp_path, "audit", "## Mechanisms\na")
+    report, appendix, performance = (
+        (tmp_path / n).read_text() for n in ("REPORT.md", "APPENDIX.md", "PERFORMANCE.md")
+    )
     assert report.index("## Verdict") < report.index("## Method") and "## Speed" not in report
-    assert "## Speed\nfast" in appendix
+    assert "## Speed\nfast" in performance and "## Speed" not in appendix
+    assert "## Mechanisms\na" in appendix and "## Mechanisms" not in report
+    assert "[APPENDIX.md](APPENDIX.md)" in report and "[PERFORMANCE.md](PERFORMANCE.md)" in report
     assert read_sections(tmp_path) == {
         "speed": "## Speed\nfast",
         "protocol": "## Method\nm",
         "verdict": "## Verdict\nv",
+        "audit": "## Mechanisms\na",
     }
 
 

@@ -39,9 +39,34 @@ def capped_test_note(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
 
 
 def protocol_markdown(cells: pd.DataFrame, plan: RunPlan, digest: str, headline: bool = False) -> str:
-    """The protocol's section of REPORT.md: method, summary and tables."""
-    sections = [method_section(cells, plan, digest), summary_section(cells, headline), tables_section(cells)]
+    """The protocol's section: method, summary and tables; the headline's, the method and the accuracy
+    against T (its tables are APPENDIX.md's section :mod:`~experiments.reporting.sections.cell_tables`)."""
+    if headline:
+        sections = [method_section(cells, plan, digest), accuracy_figures(cells)]
+    else:
+        sections = [method_section(cells, plan, digest), summary_section(cells), tables_section(cells)]
     return "\n".join(line for section in sections for line in section)
+
+
+#: Drawn by scripts/figures/plot_accuracy_vs_t.py (make figures) from the tables this section writes.
+ACCURACY_FIGURE = "figures/accuracy_vs_T_{dataset}.png"
+
+
+def accuracy_figures(cells: pd.DataFrame) -> list[str]:
+    """The most direct comparison with the paper: each dataset's accuracy against T, both methods."""
+    lines = [
+        "## Results",
+        "",
+        "Mean test accuracy against T per N, gcF and DisDF with 95 % CIs of the mean over splits "
+        "(unadjusted), the paper's values as points with the central 95 % of our single splits beside them "
+        "(a paper cell is one or two splits: see “What the paper's tables can tell”). The 16-cell tables "
+        "with their per-cell tests: APPENDIX.md, “The 16-cell tables”.",
+        "",
+    ]
+    for dataset in sorted(cells["dataset"].unique()):
+        name = DATASET_NAMES.get(dataset, dataset)
+        lines += [f"![{name}: accuracy against T]({ACCURACY_FIGURE.format(dataset=dataset)})", ""]
+    return lines
 
 
 def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]:
