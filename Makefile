@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -195,6 +195,12 @@ tables: install
 baselines: install
 	$(BIN)/python -m experiments.run experiment=baselines
 	$(BIN)/python -m experiments.reporting.report --section baselines
+
+# Why DisDF ~ gcF: the learned weights' distance from uniform and DisDF's agreement with gcF, from refits
+# of the headline's first 10 splits per (dataset, N) at T = 100 and 1000 (results/weights/), then its section.
+weights: install
+	$(BIN)/python -m experiments.drivers.weight_diagnostics --repetitions 10 --Ts 100 1000
+	$(BIN)/python -m experiments.reporting.report --section weights
 
 # DisDF tuned on the headline's first 30 splits of every cell (#42; rule: experiments/analysis/benchmark_plan.py).
 headline-tuned: install

@@ -46,6 +46,7 @@ from experiments.reporting.sections import (
     tuned_headline,
     verdict,
     weight_fitting,
+    weights,
 )
 from experiments.running.plan import RunPlan, plan_run
 from experiments.safety.folder_lock import FolderInUseError, exclusive_folder
@@ -60,6 +61,7 @@ SECTIONS: tuple[Section, ...] = (
     verdict.SECTION,
     protocol.SECTION,
     claims.SECTION,
+    weights.SECTION,
     limitations.SECTION,
     cell_tables.SECTION,
     audit.SECTION,

@@ -25,3 +25,29 @@ def test_levels_past_the_kept_ones_are_marked():
     rows = weight_rows([[[w]], [[w]], [[w]]], n_levels=2)
     assert [row["level_kept"] for row in rows] == [True, True, False]
     assert [(row["level"], row["forest"], row["fold"]) for row in rows] == [(1, 1, 1), (2, 1, 1), (3, 1, 1)]
+
+
+def test_the_section_reports_the_kept_levels_and_the_agreement(tmp_path):
+    import pandas as pd
+
+    from experiments.reporting.sections.weights import draw, weights_section
+
+    rows = []
+    for dataset, share in (("ecoli", 0.5), ("mnist", 0.25)):
+        for level, kept in ((1, True), (2, False)):
+            rows.append({"dataset": dataset, "N": 50, "T": 100, "repetition": 0, "level": level, "forest": 1,
+                         "fold": 1, "level_kept": kept, "effective_share": share if kept else 0.01,
+                         "tv_from_uniform": 0.3, "max_weight_ratio": 4.0})  # fmt: skip
+    diagnostics = pd.DataFrame(rows)
+    agreement = pd.DataFrame(
+        {"dataset": ["ecoli", "mnist"], "N": 50, "T": 100, "repetition": 0, "same_prediction": [0.9, 0.99]}
+    )
+    headline = pd.DataFrame(
+        {"dataset": ["ecoli", "ecoli", "mnist", "mnist"], "T": 100, "method": ["gcforest", "disdf"] * 2,
+         "n_levels": [1, 2, 1, 1]}
+    )  # fmt: skip
+    text = "\n".join(weights_section(diagnostics, agreement, headline))
+    assert "acts like 25–50 % of its trees" in text  # the level past the kept ones is left out
+    assert "for 90–99 % of test examples" in text and "| 1.00 / 2.00 " in text
+    draw(diagnostics)(tmp_path / "weights.png")
+    assert (tmp_path / "weights.png").stat().st_size > 10_000
