@@ -431,7 +431,7 @@ def paper_as_samples_section(
         "",
         "A paper value is not an exact constant: by its spread across T it is one or a few splits. "
         "**How many?** n̂ as above, per dataset, with the paper's gcF and DisDF rows averaged (they move "
-        "together, so they count once); a mean of n ≥ 1 splits cannot vary more than one split, so n̂ < 1 "
+        "together, so they count once); means of n ≥ 1 splits vary no more than single splits, so n̂ < 1 "
         "does not fit the model:",
         "",
         *repetitions_lines(estimates, test),
