@@ -1,8 +1,9 @@
 """Every statistic the reports use, in one place: confidence intervals, paired tests (Wilcoxon with
 or without Pratt's zero handling, paired t) with Holm's correction, TOST equivalence (paired, two
-groups, a contrast), minimum-effect tests, contrasts over independent groups, Welch's test, the exact
-McNemar test, the power of a paired t-test, a scaled chi-square estimate with its heterogeneity test,
-Pearson's correlation, and the optimism of the out-of-fold scores. The tests are scipy's."""
+groups, a contrast), minimum-effect tests, contrasts over independent groups (optionally with Nadeau
+and Bengio's correction for resampled splits), Welch's test, the exact McNemar test, the power of a
+paired t-test, a scaled chi-square estimate with its heterogeneity test, Pearson's correlation, and
+the optimism of the out-of-fold scores. The tests are scipy's."""
 
 from __future__ import annotations
 
@@ -149,16 +150,29 @@ def paired_wilcoxon_pratt(treatment: np.ndarray, baseline: np.ndarray) -> float:
     return paired_wilcoxon(treatment, baseline, zero_method="pratt")
 
 
-def contrast_over_independent_groups(contrasts: list[np.ndarray]) -> dict:
+def contrast_over_independent_groups(
+    contrasts: list[np.ndarray], resampling_terms: list[float] | None = None
+) -> dict:
     """A contrast summed over independent groups (here: the training sizes N, whose splits are
     independent), each group holding its per-split contrast values.
 
     Estimate Σ_g mean_g; variance Σ_g var_g/n_g; two-sided t-test with Welch–Satterthwaite degrees of
     freedom; ``ci_low``/``ci_high`` the 95 % interval.
+
+    ``resampling_terms`` (one per group, in the order of ``contrasts``) applies Nadeau & Bengio's (2003,
+    Machine Learning 52:239) corrected resampled t: when a group's n_g values are random train/test
+    splits of one data set, they are correlated by about ρ_g = n_test/(n_train + n_test), and the
+    variance of their mean is var_g·(1/n_g + ρ_g/(1 − ρ_g)) = var_g·(1/n_g + term_g), with
+    term_g = n_test/n_train in their heuristic. A term of 0 is the uncorrected interval. The
+    Welch–Satterthwaite degrees of freedom are computed on the corrected variances (n_g − 1 each).
     """
-    groups = [np.asarray(c, float) for c in contrasts if len(c)]
+    if resampling_terms is not None and len(resampling_terms) != len(contrasts):
+        raise ValueError(f"{len(resampling_terms)} resampling terms for {len(contrasts)} groups")
+    kept = [i for i, c in enumerate(contrasts) if len(c)]
+    groups = [np.asarray(contrasts[i], float) for i in kept]
+    terms = [0.0] * len(groups) if resampling_terms is None else [float(resampling_terms[i]) for i in kept]
     estimate = float(sum(g.mean() for g in groups))
-    variances = [g.var(ddof=1) / g.size for g in groups]
+    variances = [g.var(ddof=1) * (1 / g.size + term) for g, term in zip(groups, terms, strict=True)]
     variance = float(sum(variances))
     denominator = sum(v**2 / (g.size - 1) for v, g in zip(variances, groups, strict=True))
     df = variance**2 / denominator if denominator > 0 else float(sum(g.size - 1 for g in groups))

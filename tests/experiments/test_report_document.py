@@ -119,6 +119,19 @@ def test_a_contrast_over_one_group_is_a_one_sample_t_test():
     )
 
 
+def test_a_nadeau_bengio_corrected_contrast_of_one_group_is_the_textbook_formula():
+    values = np.random.default_rng(5).normal(0.3, 1, 100)
+    plain = statistics.contrast_over_independent_groups([values])
+    assert statistics.contrast_over_independent_groups([values], [0.0]) == pytest.approx(plain)
+    corrected = statistics.contrast_over_independent_groups([values], [0.5])
+    scale = values.std(ddof=1) * np.sqrt(1 / 100 + 0.5)
+    low, high = stats.t.interval(0.95, 99, loc=values.mean(), scale=scale)
+    assert (corrected["ci_low"], corrected["ci_high"]) == pytest.approx((low, high))
+    assert corrected["mean"] == plain["mean"]
+    with pytest.raises(ValueError, match="2 resampling terms for 1 groups"):
+        statistics.contrast_over_independent_groups([values], [0.5, 0.5])
+
+
 def test_equivalence_of_a_contrast_and_of_two_groups():
     rng = np.random.default_rng(2)
     near = [rng.normal(0.05, 1, 400) for _ in range(4)]
