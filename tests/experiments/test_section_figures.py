@@ -1,0 +1,86 @@
+"""The report sections' figures show what they claim: differences recomputed from the records, every CI
+wide enough to see, no value or reference beyond its axis, every panel titled, plain tick labels."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from matplotlib.collections import LineCollection
+
+from tests.experiments.test_paper_claims import PAPER, make_records
+
+
+def inside(ax, axis: str = "both") -> bool:
+    """Every line's data and every error bar of ``ax`` within its axis limits."""
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    points = [np.column_stack([line.get_xdata(), line.get_ydata()]) for line in ax.get_lines()]
+    points += [
+        np.concatenate(collection.get_segments())
+        for collection in ax.collections
+        if isinstance(collection, LineCollection) and collection.get_segments()
+    ]
+    xy = np.concatenate(points).astype(float)
+    xy = xy[np.isfinite(xy).all(axis=1)]
+    ok_x = ((xy[:, 0] >= x0) & (xy[:, 0] <= x1)).all()
+    ok_y = ((xy[:, 1] >= y0) & (xy[:, 1] <= y1)).all()
+    return {"both": ok_x and ok_y, "x": ok_x, "y": ok_y}[axis]
+
+
+def titled(figure) -> bool:
+    return all(ax.get_title() for ax in figure.axes if ax.get_visible())
+
+
+# --- the verdict's forest plot -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def forest():
+    from experiments.analysis.paper_claims import split_differences
+    from experiments.reporting.sections.verdict import effect_rows, forest_figure
+
+    records = make_records(repetitions=12, difference=lambda dataset, N, T: 0.5 * (dataset == "parkinsons"))
+    paper = pd.read_csv(PAPER)
+    figure = forest_figure(records, paper, effect_rows(records, paper))
+    figure.canvas.draw()  # the constrained layout's final positions, for the pixel widths
+    yield figure, split_differences(records), paper
+    plt.close(figure)
+
+
+def test_each_forest_panel_has_its_own_range_where_every_ci_is_seen(forest):
+    figure = forest[0]
+    assert [ax.get_title() for ax in figure.axes] == ["Ecoli", "Ionosphere", "MNIST", "Parkinsons"]
+    assert "not adjusted for multiplicity" in figure.get_suptitle()
+    assert len({ax.get_xlim() for ax in figure.axes}) > 1  # not one shared range
+    for ax in figure.axes:
+        assert inside(ax, "x")  # no value, paper's or ours, beyond the axis
+        (cells, *_) = [c for c in ax.containers if c.get_label() == "ours, 95% CI"]
+        (segments,) = cells.lines[2]
+        widths = [
+            abs(np.diff(ax.transData.transform(segment)[:, 0])[0]) for segment in segments.get_segments()
+        ]
+        assert min(widths) > 15  # pixels: at the old shared range (−8 to +21) they were about 2
+
+
+def test_the_forest_draws_the_recomputed_differences_and_every_paper_value(forest):
+    from experiments.analysis.paper_claims import paper_differences
+
+    figure, differences, paper = forest
+    theirs = paper_differences(paper)
+    for ax, dataset in zip(figure.axes, ("ecoli", "ionosphere", "mnist", "parkinsons"), strict=True):
+        (cells, *_) = [c for c in ax.containers if c.get_label() == "ours, 95% CI"]
+        table = differences.loc[dataset]
+        expected = [table.loc[N][T].mean() for N in (50, 80, 100, 120) for T in (100, 400, 700, 1000)]
+        assert list(cells.lines[0].get_xdata()) == pytest.approx(expected)
+        # each paper value: a cross at its value, or ▶ ◀ at the edge with the value written
+        crosses = [x for line in ax.get_lines() if line.get_marker() == "x" for x in line.get_xdata()]
+        written = [float(text.get_text()) for text in ax.texts]
+        values = [theirs.loc[(dataset, N), T] for N in (50, 80, 100, 120) for T in (100, 400, 700, 1000)]
+        low, high = ax.get_xlim()
+        beyond = [v for v in values if not low <= v <= high]
+        assert beyond and {round(v, 1) for v in beyond} <= set(written)
+        assert len(crosses) + len(written) == len(values) + 1  # the pooled row's too
