@@ -16,9 +16,14 @@ from tests.experiments.test_paper_claims import PAPER, make_records
 
 
 def inside(ax, axis: str = "both") -> bool:
-    """Every line's data and every error bar of ``ax`` within its axis limits."""
+    """Every line's data and every error bar of ``ax`` within its axis limits (lines in data coordinates:
+    an axhline spans the axes by construction)."""
     (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
-    points = [np.column_stack([line.get_xdata(), line.get_ydata()]) for line in ax.get_lines()]
+    points = [
+        np.column_stack([line.get_xdata(), line.get_ydata()])
+        for line in ax.get_lines()
+        if line.get_transform() == ax.transData
+    ]
     points += [
         np.concatenate(collection.get_segments())
         for collection in ax.collections
@@ -84,3 +89,55 @@ def test_the_forest_draws_the_recomputed_differences_and_every_paper_value(fores
         beyond = [v for v in values if not low <= v <= high]
         assert beyond and {round(v, 1) for v in beyond} <= set(written)
         assert len(crosses) + len(written) == len(values) + 1  # the pooled row's too
+
+
+# --- the metric section's figure -----------------------------------------------------------------
+
+
+def metric_records(repetitions: int = 20) -> pd.DataFrame:
+    """Made-up metric records: two datasets, two N, four representations; DisDF's scores above gcF's
+    by a planted amount that differs by score, dataset and N."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for dataset in ("ecoli", "mnist"):
+        for N in (50, 100):
+            for repetition in range(repetitions):
+                base = rng.normal(0.7, 0.05)
+                shifts = {
+                    "metric_raw": -0.1,
+                    "metric_nca": -0.05,
+                    "metric_gcforest": 0.0,
+                    "metric_disdf": 0.0,
+                }
+                for method, shift in shifts.items():
+                    row = {"dataset": dataset, "N": N, "repetition": repetition, "method": method}
+                    for index, score in enumerate(("accuracy", "knn1_accuracy", "pair_auc")):
+                        planted = 0.01 * (index + 1) * (N / 50) if method == "metric_disdf" else 0.0
+                        row[score] = base + shift + planted + rng.normal(0, 0.01)
+                    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_the_metric_figure_plots_disdf_minus_gcf_recomputed_from_the_records():
+    from experiments.analysis.cells import DATASET_NAMES
+    from experiments.reporting.sections.metric import SCORES, metric_figure
+
+    records = metric_records()
+    figure = metric_figure(records)
+    try:
+        assert titled(figure)
+        assert "not adjusted for multiplicity" in figure.get_suptitle()
+        axes = np.array(figure.axes).reshape(len(SCORES) + 1, 2)
+        wide = records.pivot_table(
+            index=["dataset", "N", "repetition"], columns="method", values=list(SCORES)
+        )
+        for ax, dataset in zip(axes[-1], ("ecoli", "mnist"), strict=True):
+            assert ax.get_title() == f"{DATASET_NAMES[dataset]}: DisDF − gcF class vectors"
+            lines = {c.get_label(): c.lines[0] for c in ax.containers}
+            for score, label in SCORES.items():
+                d = 100 * (wide[(score, "metric_disdf")] - wide[(score, "metric_gcforest")]).loc[dataset]
+                drawn = lines[f"DisDF − gcF: {label}"]
+                assert list(drawn.get_ydata()) == pytest.approx(list(d.groupby(level="N").mean()))
+            assert inside(ax)
+    finally:
+        plt.close(figure)
