@@ -141,3 +141,61 @@ def test_the_metric_figure_plots_disdf_minus_gcf_recomputed_from_the_records():
             assert inside(ax)
     finally:
         plt.close(figure)
+
+
+# --- the multi-grained scanning section's figure -------------------------------------------------
+
+
+def test_the_mgs_figure_has_cis_titles_and_its_60000_image_references_on_its_axis():
+    from scipy import stats
+
+    from experiments.reporting.sections.mgs import (
+        ANCHOR_LABEL,
+        GCFOREST_PUBLISHED,
+        PUBLISHED_LABEL,
+        mgs_figure,
+    )
+
+    cells = pd.DataFrame(
+        [
+            {"method": method, "N": N, "T": T, "n": 30, "d": -5.0 + N / 20, "ci": 2.0}
+            for method in ("gcforest", "disdf")
+            for T in (100, 1000)
+            for N in (50, 80, 100, 120)
+        ]
+    )
+    sizes = pd.DataFrame(
+        {
+            "n_train": [1000, 1000, 10000, 10000],
+            "n_test": [10000] * 4,
+            "method": ["gcforest"] * 4,
+            "scanning": [False, True, False, True],
+            "accuracy": [0.9066, 0.954, 0.9602, 0.9796],
+        }
+    )
+    anchor = pd.Series(
+        {"n_train": 60000, "test_accuracy": 0.9791, "accuracy_ci_low": 0.9761, "accuracy_ci_high": 0.9818}
+    )
+    figure = mgs_figure(cells, sizes, anchor)
+    try:
+        left, right = figure.axes
+        assert titled(figure) and "not adjusted for multiplicity" in left.get_title()
+        assert inside(left) and inside(right)  # the 60,000-image references on the axis, not beyond it
+        assert not [line for line in right.get_lines() if line.get_transform() != right.transData]
+        assert [label.get_text() for label in right.get_xticklabels()] == ["1,000", "10,000", "60,000"]
+        drawn = {c.get_label(): c for c in right.containers}
+        for scanning, accuracies in ((False, (0.9066, 0.9602)), (True, (0.954, 0.9796))):
+            label = f"gcF {'with' if scanning else 'without'} scanning (first n images)"
+            (segments,) = drawn[label].lines[2]
+            for (low, high), accuracy in zip(
+                (sorted(segment[:, 1]) for segment in segments.get_segments()), accuracies, strict=True
+            ):
+                interval = stats.binomtest(round(accuracy * 10000), 10000).proportion_ci(0.95)
+                assert (low, high) == pytest.approx((interval.low, interval.high))
+        assert drawn[PUBLISHED_LABEL].lines[0].get_ydata()[0] == GCFOREST_PUBLISHED
+        (segments,) = drawn[ANCHOR_LABEL].lines[2]
+        assert sorted(segments.get_segments()[0][:, 1]) == pytest.approx([0.9761, 0.9818])
+        # each panel's legend is below it, off the data
+        assert not left.get_legend() and not right.get_legend() and len(figure.subfigs[0].legends) == 1
+    finally:
+        plt.close(figure)
