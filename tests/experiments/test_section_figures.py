@@ -3,6 +3,8 @@ wide enough to see, no value or reference beyond its axis, every panel titled, p
 
 from __future__ import annotations
 
+import itertools
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -197,5 +199,66 @@ def test_the_mgs_figure_has_cis_titles_and_its_60000_image_references_on_its_axi
         assert sorted(segments.get_segments()[0][:, 1]) == pytest.approx([0.9761, 0.9818])
         # each panel's legend is below it, off the data
         assert not left.get_legend() and not right.get_legend() and len(figure.subfigs[0].legends) == 1
+    finally:
+        plt.close(figure)
+
+
+# --- the growing-data section's figure -----------------------------------------------------------
+
+
+def test_the_scale_figure_reads_in_plain_numbers_and_shows_repeated_timings():
+    import re
+
+    from experiments.reporting.sections.scale import OTHER_RUN, other_timings, scale_figure
+
+    def row(problem, method, n, seconds, gib):
+        return {"problem": problem, "method": method, "n_train": n, "fit_seconds": seconds} | {
+            "peak_memory_gib": gib,
+            "date": "2026-11-26",
+        }
+
+    measured = pd.DataFrame(
+        [
+            row("mnist", method, n, seconds * n / 5000, gib * (n / 5000) ** 0.5)
+            for method, seconds, gib in (("gcforest", 16, 0.6), ("disdf", 60, 0.65), ("df21", 170, 0.39))
+            for n in (5000, 10000, 20000, 60000)
+            if not (method == "df21" and n == 60000)
+        ]
+        + [
+            row("higgs_like", "random_forest", n, 2 * n / 10000, 0.2 * (n / 10000) ** 0.4)
+            for n in (10**4, 10**5, 10**6)
+        ]
+    )
+    df21 = pd.DataFrame(
+        {
+            "mode": ["native", "native", "kfold"], "n_train": [10000, 60000, 10000], "n_jobs": [2, 2, 2],
+            "fit_seconds": [634.0, 2610.0, 1.0], "peak_memory_gb": [0.56, 1.57, 9.0],
+            "date": ["2026-11-22", "2026-11-25", "x"],
+        }
+    )  # fmt: skip
+    figure = scale_figure(measured, other_timings(df21))
+    try:
+        figure.canvas.draw()
+        assert titled(figure) and "one timing" in figure.get_suptitle()
+        assert [ax.get_title() for ax in figure.axes] == [
+            "MNIST: fit time", "HIGGS-shaped: fit time", "MNIST: peak memory", "HIGGS-shaped: peak memory"
+        ]  # fmt: skip
+        assert not any(ax.get_legend() for ax in figure.axes) and len(figure.legends) == 1  # off the data
+        for ax in figure.axes:
+            assert inside(ax)
+            for axis in (ax.xaxis, ax.yaxis):
+                labels = [label for label in axis.get_ticklabels(which="both") if label.get_text()]
+                assert labels and all(re.fullmatch(r"[\d,]+(\.\d+)?", label.get_text()) for label in labels)
+            boxes = [label.get_window_extent() for label in ax.xaxis.get_ticklabels() if label.get_text()]
+            assert not any(a.overlaps(b) for a, b in itertools.pairwise(boxes))
+        assert [label.get_text() for label in figure.axes[0].get_xticklabels()] == [
+            "5,000", "10,000", "20,000", "60,000"
+        ]  # fmt: skip
+        # DF21 at 10,000 timed twice: a bar from the lower to the higher timing; the kfold row is not its mode
+        mnist_time = figure.axes[0]
+        (bar,) = [c for c in mnist_time.collections if len(c.get_segments()) == 1]
+        assert sorted(bar.get_segments()[0][:, 1]) == pytest.approx([170 * 2, 634.0])
+        (again,) = [line for line in mnist_time.get_lines() if line.get_label() == OTHER_RUN]
+        assert list(again.get_xdata()) == [10000, 60000]
     finally:
         plt.close(figure)
