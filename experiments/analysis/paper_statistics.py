@@ -172,11 +172,20 @@ def method_correlation(paper: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def single_split_bands(
+    records: pd.DataFrame, by: tuple[str, ...] = ("dataset", "N", "T", "method")
+) -> pd.DataFrame:
+    """Per group of ``by`` (a cell): the central 95 % of our single splits, ``low`` and ``high`` the
+    2.5th and 97.5th percentiles of its accuracies (pandas' linear interpolation): where one split's
+    accuracy, what the paper reports per cell, falls 95 % of the time."""
+    cells = records.groupby(list(by))["accuracy"]
+    return pd.DataFrame({"low": cells.quantile(0.025), "high": cells.quantile(0.975)}).reset_index()
+
+
 def single_split_coverage(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """Per dataset: the paper's values inside our 95 % CI of the mean (as in the summary) and inside the
-    central 95 % of our single splits (2.5–97.5th percentile of the cell's accuracies)."""
-    cells = records.groupby(["dataset", "N", "T", "method"])["accuracy"]
-    bands = pd.DataFrame({"low": cells.quantile(0.025), "high": cells.quantile(0.975)}).reset_index()
+    central 95 % of our single splits (:func:`single_split_bands`)."""
+    bands = single_split_bands(records)
     both = bands.merge(paper, on=["dataset", "N", "T", "method"])
     both["inside"] = (both["accuracy"] >= both["low"]) & (both["accuracy"] <= both["high"])
     counts = both.groupby("dataset")["inside"].agg(["sum", "size"])

@@ -3,8 +3,11 @@
 Reads results/audit/cells.csv (written by `make audit`) and writes
 results/figures/audit_<dataset>.png: gcF left, DisDF right, x = N, y = test accuracy.
 The paper's values are large black markers, ours a thick line with 95% CIs, each
-mechanism a thinner line with its CIs, dodged along x. A source keeps its colour
-in every panel and every dataset's figure.
+mechanism a thinner line with its CIs, dodged along x. Behind the paper's markers a
+light bar spans the central 95 % of our single splits at T = 100 (the headline's raw
+records, those its tables were made from): the paper reports one value per cell, to be
+read against where one split's accuracy falls, not against a CI of a mean. A source
+keeps its colour in every panel and every dataset's figure.
 """
 
 from __future__ import annotations
@@ -19,8 +22,20 @@ from collections.abc import Iterable
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
-from scripts.figures.plotting import METHOD_STYLE, dataset_name, parse_results_dir, run_plot, save
+from experiments.analysis.paper_statistics import single_split_bands
+from scripts.figures.plotting import (
+    METHOD_STYLE,
+    SPLIT_BAND_LABEL,
+    UNADJUSTED,
+    dataset_name,
+    draw_split_bands,
+    parse_results_dir,
+    read_splits,
+    run_plot,
+    save,
+)
 
 #: The number of trees of every row of the audit's table (it has no T column).
 T = 100
@@ -56,6 +71,8 @@ LABELS = {PAPER: "paper", OURS: "ours (95% CI)", ORACLE: "oracle (λ, τ chosen 
 OWN_SCALE = ("inverted_test",)
 #: Half the width over which the lines of one N are spread, as a fraction of the smallest gap between Ns.
 SPREAD = 0.3
+#: Width of a single-split band, as a fraction of the smallest gap between Ns.
+BAND_WIDTH = 0.12
 
 
 def read_audit(results: Path) -> pd.DataFrame:
@@ -101,7 +118,19 @@ def source_offsets(sources: Iterable[str], Ns: Iterable[float]) -> dict[str, flo
     return offsets
 
 
-def draw_panel(ax, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]) -> None:
+def read_bands(results: Path, datasets: Iterable[str]) -> pd.DataFrame:
+    """Per (dataset, N, method): the central 95 % of the headline's single splits at T = :data:`T`."""
+    splits = read_splits(results, datasets)
+    return single_split_bands(splits[splits["T"] == T], by=("dataset", "N", "method"))
+
+
+def band_width(Ns: Iterable[float]) -> float:
+    """A single-split band's width in units of N: :data:`BAND_WIDTH` of the smallest gap between Ns."""
+    Ns = np.unique(np.asarray(list(Ns), dtype=float))
+    return BAND_WIDTH * (float(np.diff(Ns).min()) if len(Ns) > 1 else 20.0)
+
+
+def draw_panel(ax: Axes, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]) -> None:
     """One method's sources of one dataset: the paper's markers, ours and every mechanism."""
     for source, line in sorted(cells.groupby("source"), key=lambda item: (item[0] != PAPER, item[0] != OURS)):
         line = line.sort_values("N")
@@ -127,10 +156,15 @@ def draw_panel(ax, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[st
 
 
 def plot_dataset(
-    dataset: str, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]
+    dataset: str,
+    cells: pd.DataFrame,
+    colors: dict[str, str],
+    offsets: dict[str, float],
+    bands: pd.DataFrame | None = None,
 ) -> plt.Figure:
     """A dataset's figure: gcF's panel left and DisDF's right, sharing y, one legend below them; the
-    sources of OWN_SCALE (if the dataset has them) in a second row on their own y scale."""
+    sources of OWN_SCALE (if the dataset has them) in a second row on their own y scale. ``bands``
+    (the dataset's :func:`read_bands`): our single splits' central 95 % behind the paper's markers."""
     apart = cells[cells["source"].isin(OWN_SCALE)]
     rows = 2 if not apart.empty else 1
     figure, axes = plt.subplots(
@@ -144,6 +178,7 @@ def plot_dataset(
         gridspec_kw={"height_ratios": [3, 1.3][:rows]},
     )
     Ns = sorted(cells["N"].unique())
+    width = band_width(Ns)
     for row, part in enumerate([cells[~cells["source"].isin(OWN_SCALE)], apart][:rows]):
         for ax, (method, (name, _)) in zip(axes[row], METHOD_STYLE.items(), strict=True):
             panel = part[part["method"] == method]
@@ -152,10 +187,15 @@ def plot_dataset(
                     0.5, 0.5, f"no {name} cell in the audit", ha="center", va="center", transform=ax.transAxes
                 )
             draw_panel(ax, panel, colors, offsets)
+            if row == 0 and bands is not None:
+                mine = bands[bands["method"] == method].sort_values("N")
+                draw_split_bands(
+                    ax, mine["N"].to_numpy(dtype=float), mine, colors[OURS], width, SPLIT_BAND_LABEL
+                )
             ax.set_xticks(Ns, [str(N) for N in Ns])
             ax.grid(alpha=0.3, axis="y")
-            if row == 0:
-                ax.set_title(name)
+            sources = ", ".join(sorted(set(panel["source"])))
+            ax.set_title(name if row == 0 else f"{name}: {sources} (own scale)", fontsize=10)
             if row == rows - 1:
                 ax.set_xlabel("training set size N")
         axes[row][0].set_ylabel("test accuracy" if row == 0 else "test accuracy\n(own scale)")
@@ -164,7 +204,13 @@ def plot_dataset(
     for ax in axes.flat:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
-    order = [LABELS.get(source, source) for source in colors]  # paper, ours, the mechanisms by name
+    # paper, ours, our single splits, the mechanisms by name
+    order = [
+        LABELS[PAPER],
+        LABELS[OURS],
+        SPLIT_BAND_LABEL,
+        *(LABELS.get(source, source) for source in colors),
+    ]
     labels = sorted(entries, key=lambda label: order.index(label) if label in order else len(order))
     figure.legend(
         [entries[label] for label in labels],
@@ -174,17 +220,28 @@ def plot_dataset(
         fontsize=8,
         frameon=False,
     )
-    figure.suptitle(f"{dataset_name(dataset)}: test accuracy under the audit's mechanisms, T = {T} (95% CIs)")
+    figure.suptitle(
+        f"{dataset_name(dataset)}: test accuracy under the audit's mechanisms, T = {T}\n"
+        f"means with {UNADJUSTED}"
+        + (
+            "; shaded: the central 95 % of our single splits, beside the paper's values"
+            if bands is not None
+            else ""
+        ),
+        fontsize=10,
+    )
     return figure
 
 
 def main() -> None:
     results = parse_results_dir(__doc__.splitlines()[0])
     cells = read_audit(results)
+    bands = read_bands(results, cells["dataset"].unique())
     colors = source_colors(cells["source"])
     offsets = source_offsets(cells["source"], cells["N"])
     for dataset, group in cells.groupby("dataset"):
-        save(plot_dataset(str(dataset), group, colors, offsets), results, f"audit_{dataset}.png")
+        mine = bands[bands["dataset"] == dataset]
+        save(plot_dataset(str(dataset), group, colors, offsets, mine), results, f"audit_{dataset}.png")
 
 
 if __name__ == "__main__":

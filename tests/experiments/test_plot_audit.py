@@ -51,14 +51,38 @@ def audit_cells(results: Path) -> pd.DataFrame:
 
 
 def drawn(ax):
-    """Each labelled source of a panel: its data line (an error bar's line, or the paper's markers)."""
+    """Each labelled source of a panel: its data line (an error bar's line, or the paper's markers); the
+    single-split bands (bars, not a source) left out."""
+    from scripts.figures.plotting import SPLIT_BAND_LABEL
+
     handles, labels = ax.get_legend_handles_labels()
     return {
-        label: getattr(handle, "lines", (handle,))[0] for handle, label in zip(handles, labels, strict=True)
+        label: getattr(handle, "lines", (handle,))[0]
+        for handle, label in zip(handles, labels, strict=True)
+        if label != SPLIT_BAND_LABEL
     }
 
 
+def headline_splits(cells: pd.DataFrame) -> pd.DataFrame:
+    """Made-up headline splits of every (dataset, N, method) of ``cells``: at T = 100 evenly from 0.6 to
+    0.9 + N / 1000, and at T = 400 far off (the audit's bands must not take them)."""
+    rows = []
+    for dataset, N, method in cells[["dataset", "N", "method"]].drop_duplicates().itertuples(index=False):
+        for repetition in range(41):
+            for T, accuracy in ((100, 0.6 + (0.3 + N / 1000) * repetition / 40), (400, 0.1)):
+                rows.append(
+                    {"dataset": dataset, "N": N, "T": T, "method": method}
+                    | {"repetition": repetition, "accuracy": accuracy}
+                )
+    return pd.DataFrame(rows)
+
+
 def run_main(audit_plot, monkeypatch, results):
+    cells = (
+        pd.read_csv(results / "audit" / "cells.csv") if (results / "audit" / "cells.csv").is_file() else None
+    )
+    if cells is not None:
+        monkeypatch.setattr(audit_plot, "read_splits", lambda folder, datasets: headline_splits(cells))
     monkeypatch.setattr(sys, "argv", ["plot_audit.py", "--results", str(results)])
     audit_plot.main()
 
@@ -84,18 +108,21 @@ def test_a_source_of_one_method_only_leaves_the_other_panel_intact(audit_plot, m
     assert gcf.get_shared_y_axes().joined(gcf, disdf)
     assert gcf.get_ylabel() == "test accuracy"
     assert "Ecoli" in figure.get_suptitle() and "T = 100" in figure.get_suptitle()
-    assert gcf.get_legend_handles_labels()[1] == ["paper", "ours (95% CI)", "refit"]
+    band = audit_plot.SPLIT_BAND_LABEL
+    assert gcf.get_legend_handles_labels()[1] == ["paper", "ours (95% CI)", "refit", band]
     assert disdf.get_legend_handles_labels()[1] == [
         "paper",
         "ours (95% CI)",
         "a_new_one",
         "oracle (λ, τ chosen on test data)",
+        band,
     ]
     # the single legend has every source of either panel, once
     (legend,) = figure.legends
     assert [text.get_text() for text in legend.get_texts()] == [
         "paper",
         "ours (95% CI)",
+        audit_plot.SPLIT_BAND_LABEL,
         "a_new_one",
         "oracle (λ, τ chosen on test data)",
         "refit",
@@ -168,3 +195,43 @@ def test_inverted_test_gets_its_own_row_and_scale(audit_plot, monkeypatch, tmp_p
     assert "inverted_test" not in top_gcf.get_legend_handles_labels()[1]
     assert "inverted_test" in bottom_gcf.get_legend_handles_labels()[1]
     assert top_gcf.get_ylim()[0] > 0.5 and bottom_gcf.get_ylim()[1] < 0.5  # the top row is not squashed
+
+
+def test_single_split_bands_stand_beside_the_papers_values(audit_plot, monkeypatch, tmp_path):
+    cells = audit_cells(tmp_path)
+    figures = {}
+    monkeypatch.setattr(audit_plot, "save", lambda figure, results, name: figures.setdefault(name, figure))
+    run_main(audit_plot, monkeypatch, tmp_path)
+    figure = figures["audit_parkinsons.png"]
+    assert "not adjusted for multiplicity" in figure.get_suptitle()
+    splits = headline_splits(cells)
+    for ax, method in zip(figure.axes, ("gcforest", "disdf"), strict=True):
+        (container,) = [c for c in ax.containers if c.get_label() == audit_plot.SPLIT_BAND_LABEL]
+        paper = drawn(ax)["paper"]
+        for patch, x in zip(container.patches, paper.get_xdata(), strict=True):
+            N = int(x)
+            assert patch.get_x() + patch.get_width() / 2 == pytest.approx(x)  # at the paper's value
+            # the central 95 % of the T = 100 splits (the T = 400 ones left out)
+            mine = splits[
+                (splits["dataset"] == "parkinsons")
+                & (splits["N"] == N)
+                & (splits["method"] == method)
+                & (splits["T"] == 100)
+            ]["accuracy"]
+            assert (patch.get_y(), patch.get_y() + patch.get_height()) == pytest.approx(
+                (mine.quantile(0.025), mine.quantile(0.975))
+            )
+        low, high = ax.get_ylim()
+        assert all(low <= y <= high for line in ax.get_lines() for y in line.get_ydata())
+
+
+def test_every_panel_has_a_title_the_own_scale_row_too(audit_plot, monkeypatch, tmp_path):
+    cells = audit_cells(tmp_path)
+    low = cells[(cells["source"] == "ours") & (cells["dataset"] == "ecoli")].assign(source="inverted_test")
+    low["mean"] = 0.08
+    pd.concat([cells, low]).to_csv(tmp_path / "audit" / "cells.csv", index=False)
+    figures = {}
+    monkeypatch.setattr(audit_plot, "save", lambda figure, results, name: figures.setdefault(name, figure))
+    run_main(audit_plot, monkeypatch, tmp_path)
+    titles = [ax.get_title() for ax in figures["audit_ecoli.png"].axes]
+    assert titles == ["gcF", "DisDF", "gcF: inverted_test (own scale)", "DisDF: inverted_test (own scale)"]

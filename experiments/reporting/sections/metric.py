@@ -31,6 +31,7 @@ REPRESENTATIONS = {
 SCORES = {"accuracy": "5-NN accuracy", "knn1_accuracy": "1-NN accuracy", "pair_auc": "pair AUC"}
 SPLIT = ["dataset", "N", "repetition"]
 ALPHA = 0.05
+POINTS = 100.0
 
 
 def score_rows(records: pd.DataFrame) -> pd.DataFrame:
@@ -79,9 +80,34 @@ def disdf_comparisons(records: pd.DataFrame) -> pd.DataFrame:
     return result
 
 
-def draw_figure(records: pd.DataFrame, path: Path) -> None:
+#: The difference row's line per score: colour and marker (apart from the representations' colours).
+DIFFERENCE_STYLE = {
+    "accuracy": ("black", "o"),
+    "knn1_accuracy": ("tab:purple", "s"),
+    "pair_auc": ("tab:olive", "^"),
+}
+
+
+def gcf_differences(records: pd.DataFrame) -> pd.DataFrame:
+    """Per (dataset, N, score): DisDF − gcF class vectors in points, paired by split: ``n`` pairs, the
+    ``mean`` and its 95 % CI half-width ``ci`` (not adjusted for multiplicity)."""
+    rows = []
+    for score in SCORES:
+        wide = records.pivot_table(index=SPLIT, columns="method", values=score)
+        d = (POINTS * (wide["metric_disdf"] - wide["metric_gcforest"])).dropna()
+        for (dataset, N), values in d.groupby(level=["dataset", "N"]):
+            mean, half = mean_ci(values.to_numpy())
+            rows.append(
+                {"dataset": dataset, "N": N, "score": score, "n": len(values), "mean": mean, "ci": half}
+            )
+    return pd.DataFrame(rows)
+
+
+def metric_figure(records: pd.DataFrame):
     """Per dataset (column) and score (row): the mean against N with its 95 % CI over splits, one line per
-    representation, dodged along N; one y scale per row (a score), the legend below the panels."""
+    representation, dodged along N; one y scale per row (a score). The last row: DisDF − gcF class
+    vectors per score, paired by split, with its 95 % CI (the two cascades' curves above coincide: their
+    difference is the point). Every panel titled, the legend below the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -89,19 +115,20 @@ def draw_figure(records: pd.DataFrame, path: Path) -> None:
 
     datasets = sorted(records["dataset"].unique())
     fig, axes = plt.subplots(
-        len(SCORES),
+        len(SCORES) + 1,
         len(datasets),
-        figsize=(3.4 * len(datasets), 8.5),
+        figsize=(3.4 * len(datasets), 11.5),
         squeeze=False,
         sharey="row",
         layout="constrained",
     )
     names = list(REPRESENTATIONS.items())
+    differences = gcf_differences(records)
     for column, dataset in enumerate(datasets):
         part = records[records["dataset"] == dataset]
         Ns = sorted(part["N"].unique())
         step = 0.08 * (min(np.diff(Ns)) if len(Ns) > 1 else 10)
-        for row, score in enumerate(SCORES):
+        for row, (score, label) in enumerate(SCORES.items()):
             ax = axes[row][column]
             for index, (method, name) in enumerate(names):
                 by_N = part[part["method"] == method].groupby("N")[score]
@@ -120,17 +147,56 @@ def draw_figure(records: pd.DataFrame, path: Path) -> None:
                     label=name,
                     lw=2.2 if "DisDF" in name else 1.1,
                 )
-            if row == 0:
-                ax.set_title(DATASET_NAMES.get(dataset, dataset), fontsize=10)
+            ax.set_title(f"{DATASET_NAMES.get(dataset, dataset)}: {label}", fontsize=9)
             ax.set_xticks(Ns)
             ax.grid(alpha=0.3)
-        for row, label in enumerate(SCORES.values()):
-            axes[row][0].set_ylabel(label)
+        ax = axes[-1][column]
+        ax.axhline(0, color="0.4", lw=0.8)
+        mine = differences[differences["dataset"] == dataset]
+        for index, (score, (color, marker)) in enumerate(DIFFERENCE_STYLE.items()):
+            line = mine[mine["score"] == score].sort_values("N")
+            ax.errorbar(
+                line["N"] + (index - 1) * step,
+                line["mean"],
+                yerr=line["ci"],
+                color=color,
+                marker=marker,
+                ms=3.5,
+                capsize=2,
+                lw=1.1,
+                label=f"DisDF − gcF: {SCORES[score]}",
+            )
+        ax.set_title(f"{DATASET_NAMES.get(dataset, dataset)}: DisDF − gcF class vectors", fontsize=9)
+        ax.set_xticks(Ns)
+        ax.grid(alpha=0.3)
+    for row, label in enumerate(SCORES.values()):
+        axes[row][0].set_ylabel(label)
+    axes[-1][0].set_ylabel("DisDF − gcF (pp), paired by split")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=len(names), fontsize=8, frameon=False)
+    more, more_labels = axes[-1][0].get_legend_handles_labels()
+    fig.legend(
+        [*handles, *more],
+        [*labels, *more_labels],
+        loc="outside lower center",
+        ncol=4,
+        fontsize=8,
+        frameon=False,
+    )
     for ax in axes[-1]:
         ax.set_xlabel("training set size N")
-    fig.suptitle("Each representation as a metric, T = 100: means over splits with 95% CIs", fontsize=11)
+    fig.suptitle(
+        "Each representation as a metric, T = 100: means over splits with 95 % CIs "
+        "(per cell, not adjusted for multiplicity)",
+        fontsize=11,
+    )
+    return fig
+
+
+def draw_figure(records: pd.DataFrame, path: Path) -> None:
+    """:func:`metric_figure` into ``path`` (a PNG)."""
+    import matplotlib.pyplot as plt
+
+    fig = metric_figure(records)
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 

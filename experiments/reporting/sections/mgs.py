@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from experiments.analysis.cells import LABELS
 from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
@@ -49,6 +50,11 @@ RULE = (
 TRAINING_SIZE_CSV = "results/bench/mgs_training_size.csv"
 FULL_MNIST_CSV = "results/mnist_full.csv"
 GCFOREST_PUBLISHED = 0.9926  # Zhou & Feng 2017, MNIST, all 60,000 training images, with scanning
+MNIST_TEST_IMAGES = 10_000
+#: The methods' colours, as in the report's other figures.
+METHOD_COLORS = {"gcforest": "tab:blue", "disdf": "tab:red"}
+PUBLISHED_LABEL = "gcForest published (Zhou & Feng 2017), with scanning"
+ANCHOR_LABEL = f"our gcF without scanning ({FULL_MNIST_CSV})"
 UNIT = ["N", "T", "repetition"]
 
 
@@ -157,36 +163,88 @@ def effects_table(cells: pd.DataFrame) -> str:
     return table.to_markdown(index=False)
 
 
-def full_mnist_anchor(root: Path) -> float | None:
-    """gcF's test accuracy without scanning on all 60,000 images (results/mnist_full.csv), if there."""
+def full_mnist_row(root: Path) -> pd.Series | None:
+    """gcF without scanning on all 60,000 images (results/mnist_full.csv's last such row), if there."""
     path = root / FULL_MNIST_CSV
     if not path.is_file():
         return None
     frame = pd.read_csv(path)
     rows = frame[(frame["method"] == "gcforest") & (frame["n_train"] == 60_000)]
-    return float(rows["test_accuracy"].iloc[-1]) if len(rows) else None
+    return rows.iloc[-1] if len(rows) else None
 
 
-def draw_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: float | None, path: Path) -> None:
+def full_mnist_anchor(root: Path) -> float | None:
+    """gcF's test accuracy without scanning on all 60,000 images (results/mnist_full.csv), if there."""
+    row = full_mnist_row(root)
+    return None if row is None else float(row["test_accuracy"])
+
+
+def exact_ci(accuracy: float, n_test: int) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) 95 % interval of a test accuracy over ``n_test`` images, as
+    results/mnist_full.csv's: the test set's sampling, one training set."""
+    interval = stats.binomtest(round(accuracy * n_test), int(n_test)).proportion_ci(0.95)
+    return float(interval.low), float(interval.high)
+
+
+def size_points(sizes: pd.DataFrame, anchor: pd.Series | None) -> pd.DataFrame:
+    """The right panel's points: each measured (method, scanning, n) with its exact CI, and the anchors
+    at 60,000 images (gcForest's published accuracy; ours without scanning), each labelled."""
+    rows = []
+    for row in sizes.itertuples():
+        low, high = exact_ci(row.accuracy, row.n_test)
+        scan = "with" if row.scanning else "without"
+        label = f"{LABELS[row.method]} {scan} scanning (first n images)"
+        rows.append(
+            {"label": label, "n_train": row.n_train, "accuracy": row.accuracy, "low": low, "high": high}
+        )
+    low, high = exact_ci(GCFOREST_PUBLISHED, MNIST_TEST_IMAGES)
+    rows.append(
+        {
+            "label": PUBLISHED_LABEL,
+            "n_train": 60_000,
+            "accuracy": GCFOREST_PUBLISHED,
+            "low": low,
+            "high": high,
+        }
+    )
+    if anchor is not None:
+        rows.append(
+            {
+                "label": ANCHOR_LABEL,
+                "n_train": int(anchor["n_train"]),
+                "accuracy": float(anchor["test_accuracy"]),
+                "low": float(anchor["accuracy_ci_low"]),
+                "high": float(anchor["accuracy_ci_high"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def mgs_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Series | None):
     """Left: with − without scanning against N with 95 % CIs, per method and T. Right (when measured):
-    accuracy against training size with and without scanning, and the anchors."""
+    accuracy against training size with and without scanning, each point with its exact CI, and the
+    anchors as points at 60,000 images on the same axis. Each panel titled, its legend below it."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator
 
     panels = 2 if sizes is not None and not sizes.empty else 1
-    fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 3.8), squeeze=False)
-    ax = axes[0][0]
+    fig = plt.figure(figsize=(5.6 * panels, 5.0), layout="constrained")
+    parts = fig.subfigures(1, panels, squeeze=False)[0]
+    ax = parts[0].subplots()
+    reps = int(cells["n"].min())
     for (method, T), group in cells.groupby(["method", "T"]):
-        style = "-" if method == "disdf" else "--"
         offset = (3 if method == "disdf" else -3) + (1 if T == 1000 else -1)
         ax.errorbar(
             group["N"] + offset,
             group["d"],
             yerr=group["ci"],
-            ls=style,
+            ls="-" if T == 1000 else "--",
             marker="o",
+            mfc=None if T == 1000 else "white",
+            color=METHOD_COLORS.get(method),
             capsize=3,
             label=f"{LABELS[method]}, T = {T}",
         )
@@ -195,28 +253,60 @@ def draw_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: float |
     ax.set_xticks(sorted(cells["N"].unique()))
     ax.set_xlabel("training images N (headline splits)")
     ax.set_ylabel("accuracy with − without scanning (pp)")
-    ax.legend(fontsize=7)
+    ax.set_title(
+        f"Scanning's effect, paired by split ({reps} per cell):\nmean with 95 % CI per cell, "
+        "not adjusted for multiplicity",
+        fontsize=9,
+    )
     ax.grid(alpha=0.3)
+    parts[0].legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     if panels == 2:
-        ax = axes[0][1]
-        for (method, scanning), group in sizes.groupby(["method", "scanning"]):
+        ax = parts[1].subplots()
+        points = size_points(sizes, anchor)
+        styles = {
+            PUBLISHED_LABEL: ("tab:green", "*", 1.04),
+            ANCHOR_LABEL: ("tab:grey", "D", 1 / 1.04),
+        }
+        for label, group in points.groupby("label", sort=False):
             group = group.sort_values("n_train")
-            ax.plot(
-                group["n_train"],
+            color, marker, shift = styles.get(label, (None, "o", 1.0))
+            ax.errorbar(
+                group["n_train"] * shift,
                 group["accuracy"],
-                marker="o",
-                ls="-" if scanning else "--",
-                label=f"{LABELS[method]} {'with' if scanning else 'without'} scanning",
+                yerr=[group["accuracy"] - group["low"], group["high"] - group["accuracy"]],
+                marker=marker,
+                ms=8 if marker == "*" else 5,
+                capsize=3,
+                color=color,
+                ls="none" if label in styles else ("-" if "with " in label else "--"),
+                label=label,
             )
-        ax.axhline(GCFOREST_PUBLISHED, color="tab:green", lw=1, label="gcForest published (60,000)")
-        if anchor is not None:
-            ax.axhline(anchor, color="tab:grey", lw=1, ls=":", label="our gcF without scanning (60,000)")
+        sizes_ = sorted(points["n_train"].unique())
         ax.set_xscale("log")
-        ax.set_xlabel("training images (full test set)")
+        ax.xaxis.set_major_locator(FixedLocator(sizes_))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_xticklabels([f"{n:,}" for n in sizes_])
+        ax.set_xlim(sizes_[0] / 1.5, sizes_[-1] * 1.5)
+        tests = ", ".join(f"{n:,.0f}" for n in sorted(sizes["n_test"].unique()))
+        ax.set_xlabel(f"training images n (scored on {tests} test images)")
         ax.set_ylabel("test accuracy")
-        ax.legend(fontsize=7)
+        ax.set_title(
+            "gcF's accuracy against training size, T = 100: one fit per point,\n"
+            "exact 95 % CI over the test images (a test set's sampling only)",
+            fontsize=9,
+        )
         ax.grid(alpha=0.3)
-    fig.tight_layout()
+        parts[1].legend(loc="outside lower center", ncol=2, fontsize=7, frameon=False)
+    return fig
+
+
+def draw_figure(
+    cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Series | None, path: Path
+) -> None:
+    """:func:`mgs_figure` into ``path`` (a PNG)."""
+    import matplotlib.pyplot as plt
+
+    fig = mgs_figure(cells, sizes, anchor)
     fig.savefig(path, dpi=110, format="png")
     plt.close(fig)
 
@@ -298,7 +388,7 @@ def render(context: ReportContext) -> Rendered | None:
     size_lines, sizes = training_size_lines(context.root)
     return Rendered(
         "\n".join(mgs_section(cells, scanner, size_lines)),
-        figures={"figures/mgs.png": partial(draw_figure, cells, sizes, full_mnist_anchor(context.root))},
+        figures={"figures/mgs.png": partial(draw_figure, cells, sizes, full_mnist_row(context.root))},
     )
 
 

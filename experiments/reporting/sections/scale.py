@@ -42,9 +42,12 @@ def render(context: ReportContext) -> Rendered | None:
     scale, slopes = read_measurements(scale_path), read_measurements(slopes_path)
     measured = scale[scale["status"] == "ok"]
     markdown = section_markdown(scale, slopes)
+    others = None
     if (context.root / DF21_MNIST_CSV).is_file():
-        markdown += df21_beyond_the_curve(measured, pd.read_csv(context.root / DF21_MNIST_CSV))
-    return Rendered(markdown, figures={FIGURE: partial(draw_figure, measured)})
+        df21 = pd.read_csv(context.root / DF21_MNIST_CSV)
+        markdown += df21_beyond_the_curve(measured, df21)
+        others = other_timings(df21)
+    return Rendered(markdown, figures={FIGURE: partial(draw_figure, measured, others)})
 
 
 def measured_when(scale: pd.DataFrame) -> str:
@@ -181,33 +184,131 @@ def _slope(value: float) -> str:
     return "—" if pd.isna(value) else f"{value:.2f}"
 
 
-def draw_figure(measured: pd.DataFrame, path: Path) -> None:
-    """Log-log fit time (top) and peak memory (bottom) against n, one panel per problem, a line per method."""
+#: Each method's colour in the figure.
+METHOD_COLORS = {
+    "gcforest": "tab:blue",
+    "disdf": "tab:red",
+    "df21": "tab:green",
+    "random_forest": "tab:purple",
+    "extra_trees": "tab:orange",
+}
+MEASURES = {"fit_seconds": "fit time (s)", "peak_memory_gib": "peak memory (GiB)"}
+#: Tick mantissas of the log axes: fit seconds span four decades, memory one or two.
+TICK_SUBS = {"fit_seconds": (1.0, 3.0), "peak_memory_gib": (1.0, 2.0, 3.0, 5.0)}
+OTHER_RUN = "DF21, another run (make bench-df21)"
+
+
+def other_timings(df21: pd.DataFrame) -> pd.DataFrame:
+    """DF21's MNIST timings from ``make bench-df21`` in the curve's mode (native, 2 jobs): the same
+    script and setting measured on other days, in the curve's columns."""
+    rows = df21[(df21["mode"] == "native") & (df21["n_jobs"] == 2)]
+    return pd.DataFrame(
+        {
+            "problem": "mnist",
+            "method": "df21",
+            "n_train": rows["n_train"].astype(int),
+            "fit_seconds": rows["fit_seconds"].astype(float),
+            "peak_memory_gib": rows["peak_memory_gb"].astype(float),
+            "date": rows["date"],
+        }
+    )
+
+
+def repeated_spread(measured: pd.DataFrame, others: pd.DataFrame) -> pd.DataFrame:
+    """Per (problem, method, n) timed more than once (the curve's and another run's): how many timings
+    and the lowest and highest of each measure."""
+    both = pd.concat([measured[others.columns.intersection(measured.columns)], others], ignore_index=True)
+    grouped = both.groupby(["problem", "method", "n_train"])
+    spread = grouped.agg(
+        timings=("fit_seconds", "size"),
+        fit_seconds_low=("fit_seconds", "min"),
+        fit_seconds_high=("fit_seconds", "max"),
+        peak_memory_gib_low=("peak_memory_gib", "min"),
+        peak_memory_gib_high=("peak_memory_gib", "max"),
+    ).reset_index()
+    return spread[spread["timings"] > 1].reset_index(drop=True)
+
+
+def plain_log_axis(axis, subs: tuple[float, ...] | None = None, ticks: list[float] | None = None) -> None:
+    """A log axis read in plain numbers ("0.5", "300", "60,000"), never "2×10⁰": major ticks at
+    ``ticks`` or at ``subs`` of each decade, no labelled minor ticks."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(FixedLocator(ticks) if ticks is not None else LogLocator(subs=subs))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
+    """Log-log fit time (top) and peak memory (bottom) against n, one panel per problem, a line per
+    method; each point one timing, the other runs' timings of a point (``others``) hollow, joined to
+    it by a bar (their spread). Every panel titled, plain tick labels, the legend below the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    others = others if others is not None else measured.iloc[:0]
+    spread = repeated_spread(measured, others) if len(others) else pd.DataFrame()
     problems = list(dict.fromkeys(measured["problem"]))
-    fig, axes = plt.subplots(2, len(problems), figsize=(5.0 * len(problems), 6.4), squeeze=False)
+    fig, axes = plt.subplots(
+        2, len(problems), figsize=(5.2 * len(problems), 7.4), squeeze=False, layout="constrained"
+    )
     for column, problem in enumerate(problems):
         rows = measured[measured["problem"] == problem]
-        for method, name in METHOD_NAMES.items():
-            curve = rows[rows["method"] == method].sort_values("n_train")
-            if curve.empty:
-                continue
-            for row, measure in enumerate(("fit_seconds", "peak_memory_gib")):
-                axes[row][column].plot(curve["n_train"], curve[measure], marker="o", label=name)
-        axes[0][column].set_title(PROBLEM_NAMES.get(problem, problem))
-        axes[0][column].set_ylabel("fit seconds")
-        axes[1][column].set_ylabel("peak memory (GiB)")
-        axes[1][column].set_xlabel("training rows n")
-        for ax in axes[:, column]:
+        extra = others[others["problem"] == problem]
+        sizes = sorted(set(rows["n_train"]) | set(extra["n_train"]))
+        for row, (measure, label) in enumerate(MEASURES.items()):
+            ax = axes[row][column]
+            for method, name in METHOD_NAMES.items():
+                curve = rows[rows["method"] == method].sort_values("n_train")
+                color = METHOD_COLORS[method]
+                if not curve.empty:
+                    ax.plot(curve["n_train"], curve[measure], marker="o", color=color, label=name)
+                again = extra[extra["method"] == method]
+                if not again.empty:
+                    ax.plot(again["n_train"], again[measure], "o", mfc="white", color=color, label=OTHER_RUN)
+                if len(spread):
+                    bars = spread[(spread["problem"] == problem) & (spread["method"] == method)]
+                    ax.vlines(
+                        bars["n_train"], bars[f"{measure}_low"], bars[f"{measure}_high"], color=color, lw=2.5
+                    )
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.grid(alpha=0.3, which="both")
-    axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
+            plain_log_axis(ax.xaxis, ticks=sizes)
+            plain_log_axis(ax.yaxis, subs=TICK_SUBS[measure])
+            ax.set_xlim(sizes[0] / 1.4, sizes[-1] * 1.4)
+            ax.tick_params(axis="x", labelsize=8)
+            ax.set_title(f"{PROBLEM_NAMES.get(problem, problem)}: {label.split(' (')[0]}", fontsize=10)
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3, which="major")
+        axes[1][column].set_xlabel("training rows n")
+    entries = {
+        label: handle
+        for ax in axes.flat
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True)
+    }
+    fig.legend(
+        entries.values(), entries.keys(), loc="outside lower center", ncol=6, fontsize=8, frameon=False
+    )
+    repeated = (
+        "; where a point was timed again on another day (hollow), the bar spans the timings"
+        if len(spread)
+        else ""
+    )
+    fig.suptitle(
+        "Fit time and peak memory against n, log-log, 2 jobs on a 2-core VM whose speed varies up to 2× "
+        f"by day:\neach point is one timing (one fit){repeated}",
+        fontsize=10,
+    )
+    return fig
+
+
+def draw_figure(measured: pd.DataFrame, others: pd.DataFrame | None, path: Path) -> None:
+    """:func:`scale_figure` into ``path`` (a PNG)."""
+    import matplotlib.pyplot as plt
+
+    fig = scale_figure(measured, others)
     fig.savefig(path, dpi=120)
     plt.close(fig)
 

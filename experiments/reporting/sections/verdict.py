@@ -208,9 +208,57 @@ def baseline_phrase(context: ReportContext, headline: pd.DataFrame) -> str:
     return f"every {_names(won)} cell (by {min(gaps):.1f}–{max(gaps):.1f} points)"
 
 
-def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame, path: Path) -> None:
-    """Per dataset a panel: each cell's DisDF − gcF with its 95 % CI (ours) and the paper's value, the
-    dataset's pooled effect at the bottom, the ±margin band shaded; one x scale for every panel."""
+#: Room beside a panel's data for the paper's values beyond it (▶ and the value), a fraction of its span.
+ANNOTATION_ROOM = 0.55
+#: Margin beyond a panel's data, a fraction of its span.
+PAD = 0.08
+#: Legend label of a paper value beyond a panel's x range.
+BEYOND = "paper, beyond the x range (its value)"
+
+
+def panel_limits(lows: np.ndarray, highs: np.ndarray, paper: np.ndarray) -> tuple[float, float]:
+    """A panel's x range: our CIs and the ±margin band, padded, with room on each side where a paper
+    value lies beyond them (it is drawn at the edge with its number)."""
+    low = min(float(np.min(lows)), -EQUIVALENCE_MARGIN)
+    high = max(float(np.max(highs)), EQUIVALENCE_MARGIN)
+    span = high - low
+    paper = paper[np.isfinite(paper)]
+    left = PAD + (ANNOTATION_ROOM if (paper < low).any() else 0.0)
+    right = PAD + (ANNOTATION_ROOM if (paper > high).any() else 0.0)
+    return low - left * span, high + right * span
+
+
+def draw_paper_values(
+    ax, values: np.ndarray, y: np.ndarray, limits: tuple[float, float], size: float
+) -> None:
+    """The paper's values: a cross where inside the panel's range, else ▶ (◀) at the edge with the value."""
+    inside = (values >= limits[0]) & (values <= limits[1])
+    ax.plot(values[inside], y[inside], "x", color="tab:red", ms=size, mew=1.5, label="paper")
+    edge = 0.015 * (limits[1] - limits[0])
+    for value, row in zip(
+        values[~inside & np.isfinite(values)], y[~inside & np.isfinite(values)], strict=True
+    ):
+        right = value > limits[1]
+        x = limits[1] - edge if right else limits[0] + edge
+        ax.plot([x], [row], ">" if right else "<", color="tab:red", ms=4.5, label=BEYOND)
+        ax.annotate(
+            f"{value:+.1f}",
+            (x, row),
+            xytext=(-5 if right else 5, 0),
+            textcoords="offset points",
+            ha="right" if right else "left",
+            va="center",
+            fontsize=7,
+            color="tab:red",
+        )
+
+
+def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame):
+    """Per dataset a panel: each cell's DisDF − gcF with its 95 % CI (ours, not adjusted for
+    multiplicity) and the paper's value, the dataset's pooled effect at the top, the ±margin band
+    shaded. Each panel has its own x range, fitted to our CIs: the paper's values beyond it are drawn at
+    its edge with their number (a shared range, set by the paper's −8 to +21 points, left our CIs
+    about 2 pixels wide)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -221,8 +269,7 @@ def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.Dat
     figure, axes = plt.subplots(
         1,
         len(datasets),
-        figsize=(2.6 * len(datasets) + 1.2, 6.2),
-        sharex=True,
+        figsize=(2.8 * len(datasets) + 1.2, 6.6),
         sharey=True,
         squeeze=False,
         layout="constrained",
@@ -231,7 +278,20 @@ def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.Dat
         table = differences.loc[dataset]
         cells = cells_of(table, None, None)
         y = np.arange(len(cells) + 1)[::-1]
-        means, halves = zip(*(mean_ci(table.loc[N][T].dropna().to_numpy()) for N, T in cells), strict=True)
+        means, halves = (
+            np.array(values)
+            for values in zip(*(mean_ci(table.loc[N][T].dropna().to_numpy()) for N, T in cells), strict=True)
+        )
+        theirs = np.array(
+            [paper_diff.loc[(dataset, N), T] if dataset in paper_diff.index else np.nan for N, T in cells]
+        )
+        pooled = effects[effects["dataset"] == dataset].iloc[0]
+        limits = panel_limits(
+            np.append(means - halves, pooled["ci_low"]),
+            np.append(means + halves, pooled["ci_high"]),
+            np.append(theirs, pooled["paper"]),
+        )
+        ax.set_xlim(limits)
         ax.axvspan(
             -EQUIVALENCE_MARGIN,
             EQUIVALENCE_MARGIN,
@@ -243,11 +303,7 @@ def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.Dat
         ax.errorbar(
             means, y[1:], xerr=halves, fmt="o", color="tab:blue", ms=3.5, capsize=2, label="ours, 95% CI"
         )
-        theirs = [
-            paper_diff.loc[(dataset, N), T] if dataset in paper_diff.index else np.nan for N, T in cells
-        ]
-        ax.plot(theirs, y[1:], "x", color="tab:red", ms=6, mew=1.5, label="paper")
-        pooled = effects[effects["dataset"] == dataset].iloc[0]
+        draw_paper_values(ax, theirs, y[1:], limits, 6)
         ax.errorbar(
             [pooled["mean"]],
             [y[0]],
@@ -258,14 +314,31 @@ def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.Dat
             capsize=3,
             label="ours, all 16 cells",
         )
-        ax.plot([pooled["paper"]], [y[0]], "x", color="tab:red", ms=8, mew=2)
+        draw_paper_values(ax, np.array([pooled["paper"]]), y[:1], limits, 8)
         ax.set_yticks(y, ["all cells", *(f"N={N}, T={T}" for N, T in cells)], fontsize=7)
+        ax.set_ylim(-0.7, len(cells) + 0.7)
         ax.set_title(DATASET_NAMES.get(dataset, dataset))
         ax.set_xlabel("DisDF − gcF test accuracy (pp)")
         ax.grid(alpha=0.3, axis="x")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=8, frameon=False)
-    figure.suptitle("DisDF − gcF per cell: ours (mean over splits, 95% CI) and the paper's")
+    entries = {
+        label: handle for ax in axes[0] for handle, label in zip(*ax.get_legend_handles_labels(), strict=True)
+    }
+    figure.legend(
+        entries.values(), entries.keys(), loc="outside lower center", ncol=5, fontsize=8, frameon=False
+    )
+    figure.suptitle(
+        "DisDF − gcF per cell: ours (mean over splits with 95 % CI per cell, not adjusted for multiplicity) "
+        "and the paper's\neach panel on its own x range, fitted to our CIs",
+        fontsize=10,
+    )
+    return figure
+
+
+def draw_forest_plot(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame, path: Path) -> None:
+    """:func:`forest_figure` into ``path`` (a PNG)."""
+    import matplotlib.pyplot as plt
+
+    figure = forest_figure(records, paper, effects)
     figure.savefig(path, dpi=120, format="png")
     plt.close(figure)
 
