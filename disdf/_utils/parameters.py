@@ -326,17 +326,18 @@ def split_nested_params(
 
 
 class DictEntrySetParams:
-    """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as GridSearchCV
-    passes ``solver_options__tol``): the parameter becomes a copy of its dict (None: of its default)
-    with that entry. ``name__key`` for a parameter that is neither a dict parameter nor an estimator
-    raises a ValueError naming it (scikit-learn would call ``set_params`` on the value: an
-    AttributeError on None). Nothing changes if one fails. A mixin before scikit-learn's
-    ``BaseEstimator``; ``_dict_parameters`` names the dict parameters."""
+    """A mixin before scikit-learn's ``BaseEstimator``: its ``set_params`` also sets one entry of a
+    dict parameter (those ``_dict_parameters`` names)."""
 
     #: Dict parameters whose entries set_params sets one at a time (none by default).
     _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
 
     def set_params(self, **params: Any) -> Any:
+        """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
+        GridSearchCV passes ``solver_options__tol``): the parameter becomes a copy of its dict
+        (None: of its default) with that entry. ``name__key`` for a parameter that is neither a
+        dict parameter nor an estimator raises a ValueError naming it (scikit-learn would call
+        ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails."""
         owner = type(self).__name__
         estimator = cast(Any, self)  # a BaseEstimator: get_params, _get_param_names
         plain, entries = split_nested_params(
