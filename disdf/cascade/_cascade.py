@@ -373,7 +373,7 @@ class CascadeForestClassifier(
             progress.start_level()
             features = self._level_input(X, previous_vectors)
             if level_index == 0 and first_level is not None:
-                fit = self._take_first_level(first_level, specs, rng)
+                fit = self._take_first_level(first_level, specs, rng, sample_weight)
             else:
                 fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
             forests, weight_fit = self._level_weights(fit, y_code, level_index)
@@ -467,11 +467,13 @@ class CascadeForestClassifier(
         ]
         return LevelFit(folds, split_seed, forests, y_code, sample_weight)
 
-    def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
+    def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
         if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
             raise ValueError("the shared first level was grown with other seeds than this estimator's")
+        if not np.array_equal(shared.sample_weight, sample_weight):  # None equals None only
+            raise ValueError("the shared first level was grown with other example weights than this fit's")
         if shared.n_trees < self.n_trees:
             raise ValueError(
                 f"the shared first level has {shared.n_trees} trees per forest < n_trees={self.n_trees}"

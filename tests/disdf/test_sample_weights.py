@@ -241,3 +241,30 @@ def test_bad_class_weights_are_refused_naming_class_weight(
     X, y = skewed_data
     with pytest.raises(error, match=rf"^{estimator.__name__}: {message}"):
         estimator(class_weight=class_weight).fit(X, y)
+
+
+def test_a_shared_first_level_carries_the_class_weights(skewed_data):
+    """The runner's fit_sharing_first_level grows level 1 once: with class weights it gives each
+    estimator what its own fit gives, class_weight must agree (it decides level 1), and a level
+    grown with other example weights is refused."""
+    from sklearn.base import clone
+
+    from disdf.cascade._shared_first_level import fit_sharing_first_level
+
+    X, y = skewed_data
+    class_weight = {0: 1.0, 1: 2.0, 2: 4.0}
+    estimators = [
+        estimator(n_trees=n_trees, max_levels=2, class_weight=class_weight, random_state=3)
+        for n_trees in (4, 8)
+        for estimator in CASCADES
+    ]
+    alone = [clone(estimator).fit(X, y) for estimator in estimators]
+    fit_sharing_first_level(estimators, X, y)
+    for shared, reference in zip(estimators, alone, strict=True):
+        assert shared.level_scores_ == reference.level_scores_
+        np.testing.assert_array_equal(shared.predict_proba(X), reference.predict_proba(X))
+    with pytest.raises(ValueError, match=r"differs from estimators\[0\] in \['class_weight'\]"):
+        fit_sharing_first_level([estimators[0], clone(estimators[0]).set_params(class_weight=None)], X, y)
+    level = clone(estimators[0])._grow_first_level(X, y)
+    with pytest.raises(ValueError, match="grown with other example weights than this fit's"):
+        clone(estimators[0]).set_params(class_weight=None)._fit_with_first_level(X, y, level)
