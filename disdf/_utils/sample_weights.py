@@ -85,3 +85,10 @@ def example_weights(owner: str, y: np.ndarray, sample_weight: Any, class_weight:
             f"{owner}: sample_weight times class_weight is 0 for every example; give some class a weight > 0"
         )
     return None if np.all(weights == 1.0) else weights
+
+
+def same_weights(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether two fits weigh their examples alike (None: unweighted, which equals only None)."""
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(a, b)

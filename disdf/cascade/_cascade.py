@@ -38,7 +38,7 @@ from disdf._utils.parameters import (
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
-from disdf._utils.sample_weights import ClassWeight, example_weights
+from disdf._utils.sample_weights import ClassWeight, example_weights, same_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import (
@@ -472,7 +472,7 @@ class CascadeForestClassifier(
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
         if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
             raise ValueError("the shared first level was grown with other seeds than this estimator's")
-        if not np.array_equal(shared.sample_weight, sample_weight):  # None equals None only
+        if not same_weights(shared.sample_weight, sample_weight):
             raise ValueError("the shared first level was grown with other example weights than this fit's")
         if shared.n_trees < self.n_trees:
             raise ValueError(
