@@ -27,18 +27,18 @@ from disdf._utils.labels import encode_labels
 from disdf._utils.malloc_trim import release_free_memory
 from disdf._utils.parameters import (
     Constraint,
-    DictParameter,
+    DictEntrySetParams,
     Float,
     Integer,
     NJobs,
     OneOf,
     RandomSeed,
     check_estimator_parameters,
-    split_nested_params,
 )
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
+from disdf._utils.sample_weights import ClassWeight, example_weights, same_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import (
@@ -51,7 +51,8 @@ from disdf.cascade._fitted_levels import (
 )
 from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
 from disdf.cascade._level_growth import grow_level_models, refit_forests
-from disdf.cascade._predictor import Predictor, fit_predictor, predictor_input
+from disdf.cascade._level_score import level_accuracy
+from disdf.cascade._predictor import Predictor, check_predictor_weights, fit_predictor, predictor_input
 from disdf.forests._specs import ENGINES, ForestSpecs, parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
 
@@ -60,13 +61,14 @@ AUGMENTATIONS = ("cumulative", "previous")
 TEST_VECTORS = ("fold_mean", "refit")
 
 
-def level_accuracy(class_vectors: Sequence[np.ndarray], y: np.ndarray) -> float:
-    """Accuracy of argmax of the sum of a level's M class vectors (section 4, end)."""
-    return float(np.mean(np.argmax(np.sum(class_vectors, axis=0), axis=1) == y))
-
-
 class CascadeForestClassifier(
-    VersionedPickle, PairDistances, _FitMemoryCheck, ClassifierMixin, TransformerMixin, BaseEstimator
+    DictEntrySetParams,
+    VersionedPickle,
+    PairDistances,
+    _FitMemoryCheck,
+    ClassifierMixin,
+    TransformerMixin,
+    BaseEstimator,
 ):
     """gcForest cascade forest (the paper's baseline, "gcF").
 
@@ -143,6 +145,12 @@ class CascadeForestClassifier(
         The folder under which ``keep_fitted_levels="disk"`` writes (required there): each fit
         writes into a fresh subfolder of its own (``fitted_levels_path_``), so models, clones and
         parallel grid-search fits may share it. None with ``"memory"``.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, as one weight per training example multiplied into ``fit``'s
+        ``sample_weight`` (scikit-learn's ``compute_sample_weight``): ``"balanced"`` weighs class c
+        by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries (1 for a label it
+        does not name). On every engine; the weights enter the trees, the level score and DisDF's
+        pairs as ``sample_weight`` does. None: every class weighs 1.
 
     Attributes
     ----------
@@ -216,6 +224,7 @@ class CascadeForestClassifier(
         keep_fitted_levels: str = "memory",
         fitted_levels_dir: str | os.PathLike | None = None,
         predictor: Any = None,
+        class_weight: str | Mapping[Any, float] | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -235,6 +244,7 @@ class CascadeForestClassifier(
         self.keep_fitted_levels = keep_fitted_levels
         self.fitted_levels_dir = fitted_levels_dir
         self.predictor = predictor
+        self.class_weight = class_weight
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work, in this
@@ -258,31 +268,8 @@ class CascadeForestClassifier(
         "keep_fitted_levels": KeepFittedLevels(),
         "fitted_levels_dir": LevelsFolder(),
         "predictor": Predictor(),
+        "class_weight": ClassWeight(),
     }
-
-    #: Dict parameters whose entries set_params sets one at a time (none here; see DisDFClassifier).
-    _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
-
-    def set_params(self, **params: Any) -> CascadeForestClassifier:
-        """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
-        GridSearchCV passes ``solver_options__tol``): the parameter becomes a copy of its dict
-        (None: of its default) with that entry. ``name__key`` for a parameter that is neither a
-        dict parameter nor an estimator raises a ValueError naming it (scikit-learn would call
-        ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails."""
-        owner = type(self).__name__
-        plain, entries = split_nested_params(
-            owner, params, self._get_param_names(), self.get_params(deep=False), self._dict_parameters
-        )
-        updated = {
-            name: self._dict_parameters[name].updated(
-                owner, name, plain.get(name, getattr(self, name)), values
-            )
-            for name, values in entries.items()
-        }
-        super().set_params(**plain)
-        for name, value in updated.items():
-            setattr(self, name, value)
-        return self
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
         """Check every parameter against the table (InvalidParameterError naming the first wrong one);
@@ -299,28 +286,35 @@ class CascadeForestClassifier(
         return tags
 
     # --------------------------------------------------------------------- fit
-    def fit(self, X, y) -> CascadeForestClassifier:
+    def fit(self, X, y, sample_weight=None) -> CascadeForestClassifier:
         """Grow the cascade level by level until the out-of-fold accuracy stops improving.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the examples (>= 0, times ``class_weight``'s): in every tree's split
+            criterion and leaf values on every engine, in the level score (weighted out-of-fold
+            accuracy, which picks the depth) and, for DisDF, in the pairs of eq. (70)-(72). None
+            weighs every example 1 (the same trees and numbers as weights of 1).
 
         Returns
         -------
         self
         """
-        return self._fit_with_first_level(X, y, None)
+        return self._fit_with_first_level(X, y, None, sample_weight)
 
-    def _fit_with_first_level(self, X, y, first_level: LevelFit | None) -> CascadeForestClassifier:
+    def _fit_with_first_level(
+        self, X, y, first_level: LevelFit | None, sample_weight=None
+    ) -> CascadeForestClassifier:
         """:meth:`fit`, with level 1 taken from ``first_level`` when given: a level grown by
         :meth:`_grow_first_level` of an estimator that agrees with this one on the parameters that
         decide level 1 (:data:`~disdf.cascade._shared_first_level.LEVEL_ONE_PARAMS`) and has at least
         as many trees. Its first ``n_trees`` trees are used instead of growing level 1 again; the
         result is exactly that of ``fit(X, y)``
         (:func:`~disdf.cascade._shared_first_level.fit_sharing_first_level`)."""
-        self._fit(*self._prepare_fit(X, y), first_level=first_level)
+        self._fit(*self._prepare_fit(X, y, sample_weight), first_level=first_level)
         del self._training_vectors  # only fit_transform returns them: a fitted model stays small
         return self
 
@@ -330,18 +324,18 @@ class CascadeForestClassifier(
         Several estimators that differ only in ``n_trees``, the method or what decides later
         levels grow the same level 1 from the same seeds; it is grown once at the largest
         ``n_trees`` and passed to each one's :meth:`_fit_with_first_level`."""
-        X, y_code, specs, rng, tree_params = self._prepare_fit(X, y)
-        return self._fit_level_trees(X, y_code, specs, rng, tree_params)
+        X, y_code, specs, rng, tree_params, sample_weight = self._prepare_fit(X, y)
+        return self._fit_level_trees(X, y_code, specs, rng, tree_params, sample_weight)
 
     def _prepare_fit(
-        self, X, y
-    ) -> tuple[
-        np.ndarray, np.ndarray, list[tuple[str, dict[str, Any]]], np.random.RandomState, dict[str, Any]
-    ]:
-        """Validate; return (X, y_code, specs, rng, tree_params) for the level loop."""
+        self, X, y, sample_weight=None
+    ) -> tuple[np.ndarray, np.ndarray, list, np.random.RandomState, dict[str, Any], np.ndarray | None]:
+        """Validate; return (X, y_code, specs, rng, tree_params, example weights or None) for the levels."""
         specs = self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
         check_float32_range(X)
+        weights = example_weights(type(self).__name__, y, sample_weight, self.class_weight)
+        check_predictor_weights(type(self).__name__, self.predictor, weights)
         X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
         self.classes_, y_code = encode_labels(type(self).__name__, y)
         n_samples = X.shape[0]
@@ -360,9 +354,9 @@ class CascadeForestClassifier(
             "min_samples_split": self.min_samples_split,
             "min_samples_leaf": self.min_samples_leaf,
         }
-        return X, y_code, specs, check_random_state(self.random_state), tree_params
+        return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
 
-    def _fit(self, X, y_code, specs, rng, tree_params, first_level: LevelFit | None = None):
+    def _fit(self, X, y_code, specs, rng, tree_params, sample_weight, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
         n_samples = X.shape[0]
         folder = None
@@ -379,15 +373,16 @@ class CascadeForestClassifier(
             progress.start_level()
             features = self._level_input(X, previous_vectors)
             if level_index == 0 and first_level is not None:
-                fit = self._take_first_level(first_level, specs, rng)
+                fit = self._take_first_level(first_level, specs, rng, sample_weight)
             else:
-                fit = self._fit_level_trees(features, y_code, specs, rng, tree_params)
+                fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
             forests, weight_fit = self._level_weights(fit, y_code, level_index)
             oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
-            score = level_accuracy(oof, y_code)
+            score = level_accuracy(oof, y_code, sample_weight)
             if self.verbose >= 2:  # each forest alone: which of them carries the level
                 for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
-                    progress.forest(level_index, position, forest.kind, level_accuracy([vectors], y_code))
+                    accuracy = level_accuracy([vectors], y_code, sample_weight)
+                    progress.forest(level_index, position, forest.kind, accuracy)
             scores.append(score)
             levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
             if folder is not None:  # its trees leave memory before the next level grows
@@ -418,12 +413,12 @@ class CascadeForestClassifier(
             for level, features in zip(self.levels_, inputs, strict=True):
                 level.refit_models = refit_forests(
                     level, features, y_code, specs, self.engine, len(self.classes_), self.n_trees,
-                    tree_params, self.n_jobs,
+                    tree_params, self.n_jobs, sample_weight,
                 )  # fmt: skip
         self.n_levels_ = n_keep
         self.level_scores_ = scores
         self.weights_ = [level.weights for level in self.levels_]
-        self.predictor_ = fit_predictor(self.predictor, X, self._training_vectors, y_code)
+        self.predictor_ = fit_predictor(self.predictor, X, self._training_vectors, y_code, sample_weight)
         # this fit's folder becomes the estimator's, the previous fit's goes (disdf.cascade._fitted_levels)
         self._fit_folder = FitFolder.replace(getattr(self, "_fit_folder", None), self, folder, n_keep)
         self.fitted_levels_path_ = folder
@@ -441,7 +436,7 @@ class CascadeForestClassifier(
         split_seed = int(rng.randint(SEED_HIGH))
         return split_seed, rng.randint(SEED_HIGH, size=(len(specs), self.n_folds))
 
-    def _fit_level_trees(self, features, y_code, specs, rng, tree_params) -> LevelFit:
+    def _fit_level_trees(self, features, y_code, specs, rng, tree_params, sample_weight=None) -> LevelFit:
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
         splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
         folds = list(splitter.split(features, y_code))
@@ -459,6 +454,7 @@ class CascadeForestClassifier(
             n_classes=len(self.classes_),
             n_trees=self.n_trees,
             tree_params=tree_params,
+            sample_weight=sample_weight,
         )
         forests = [
             ForestFit(
@@ -469,13 +465,15 @@ class CascadeForestClassifier(
             )
             for m, (kind, _) in enumerate(specs)
         ]
-        return LevelFit(folds=folds, split_seed=split_seed, forests=forests, y_code=y_code)
+        return LevelFit(folds, split_seed, forests, y_code, sample_weight)
 
-    def _take_first_level(self, shared: LevelFit, specs, rng) -> LevelFit:
+    def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
         if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
             raise ValueError("the shared first level was grown with other seeds than this estimator's")
+        if not same_weights(shared.sample_weight, sample_weight):
+            raise ValueError("the shared first level was grown with other example weights than this fit's")
         if shared.n_trees < self.n_trees:
             raise ValueError(
                 f"the shared first level has {shared.n_trees} trees per forest < n_trees={self.n_trees}"
@@ -517,7 +515,7 @@ class CascadeForestClassifier(
             release_level(level.models)
         return vectors
 
-    def fit_transform(self, X, y) -> np.ndarray:
+    def fit_transform(self, X, y, sample_weight=None) -> np.ndarray:
         """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.
 
         As scikit-learn's cross-fitted transformers (``TargetEncoder``,
@@ -533,12 +531,14 @@ class CascadeForestClassifier(
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            As for :meth:`fit`.
 
         Returns
         -------
         ndarray of shape (n_samples, M * n_classes)
         """
-        self._fit(*self._prepare_fit(X, y))
+        self._fit(*self._prepare_fit(X, y, sample_weight))
         vectors = self._training_vectors
         del self._training_vectors
         return vectors

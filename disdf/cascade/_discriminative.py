@@ -220,6 +220,7 @@ class DisDFClassifier(CascadeForestClassifier):
         keep_fitted_levels: str = "memory",
         fitted_levels_dir: str | os.PathLike | None = None,
         predictor: Any = None,
+        class_weight: str | Mapping[Any, float] | None = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -249,6 +250,7 @@ class DisDFClassifier(CascadeForestClassifier):
             keep_fitted_levels=keep_fitted_levels,
             fitted_levels_dir=fitted_levels_dir,
             predictor=predictor,
+            class_weight=class_weight,
         )
         self.lambda_ = lambda_
         self.tau = tau
@@ -260,7 +262,7 @@ class DisDFClassifier(CascadeForestClassifier):
         self.weight_fitting = weight_fitting
         self.cross_fit_parts = cross_fit_parts
 
-    def fit(self, X, y) -> DisDFClassifier:
+    def fit(self, X, y, sample_weight=None) -> DisDFClassifier:
         """Grow the cascade level by level, each forest's tree weights from eq. (70)-(72), until the
         out-of-fold accuracy stops improving.
 
@@ -268,17 +270,22 @@ class DisDFClassifier(CascadeForestClassifier):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the examples (>= 0, times ``class_weight``'s), as for
+            :meth:`CascadeForestClassifier.fit`; in eq. (70)-(72) each pair (i, j) of held-out
+            examples weighs s_i s_j, in pi_t and in its hinge (the objective of the examples
+            repeated s_i times, for whole weights; :mod:`disdf.weights`).
 
         Returns
         -------
         self
         """
-        return super().fit(X, y)
+        return super().fit(X, y, sample_weight)
 
-    def _prepare_fit(self, X, y):
+    def _prepare_fit(self, X, y, sample_weight=None):
         """The cascade's checks, then cross-fitting's: each fold model's held-out set is cut into
         parts, so it needs two examples at least (before any tree grows)."""
-        prepared = super()._prepare_fit(X, y)
+        prepared = super()._prepare_fit(X, y, sample_weight)
         smallest = len(prepared[1]) // self.n_folds  # stratified folds hold at least this many
         if self.weight_fitting == "cross_fit" and smallest < 2:
             raise ValueError(

@@ -103,9 +103,12 @@ class ForestFit:
         return replace(self, held_out=[], pair_statistics=None, out_of_fold_weights=None)
 
 
-def pair_statistics(held: TreeLeaves, y: np.ndarray) -> PairStatistics:
-    """π and Q of one fold model's held-out examples (their (n_k, T, C) probabilities made in the task)."""
-    return PairStatistics.from_tree_probabilities(held.probabilities(), y)
+def pair_statistics(
+    held: TreeLeaves, y: np.ndarray, sample_weight: np.ndarray | None = None
+) -> PairStatistics:
+    """π and Q of one fold model's held-out examples (their (n_k, T, C) probabilities made in the task),
+    each pair weighted by its two examples' weights when there are weights."""
+    return PairStatistics.from_tree_probabilities(held.probabilities(), y, sample_weight)
 
 
 def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
@@ -124,12 +127,18 @@ def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | No
 @dataclass
 class LevelFit:
     """A level's trees, grown: the folds its forests share, the split seed, the forests, and the
-    training labels (as class codes) the held-out sets are scored against."""
+    training labels (as class codes) the held-out sets are scored against, with the examples'
+    weights (None: unweighted) that grew the trees and weigh the scores and DisDF's pairs."""
 
     folds: Folds
     split_seed: int
     forests: list[ForestFit]
     y_code: np.ndarray
+    sample_weight: np.ndarray | None = None
+
+    def weights_of(self, rows: np.ndarray) -> np.ndarray | None:
+        """The weights of the examples ``rows`` (None when unweighted)."""
+        return None if self.sample_weight is None else self.sample_weight[rows]
 
     @property
     def n_trees(self) -> int:
@@ -162,7 +171,7 @@ class LevelFit:
             return
         stats = run_tasks(
             (
-                partial(pair_statistics, held, y_code[test])
+                partial(pair_statistics, held, y_code[test], self.weights_of(test))
                 for forest in missing
                 for held, (_, test) in zip(forest.held_out, self.folds, strict=True)
             ),

@@ -132,10 +132,11 @@ def refit_forests(
     n_trees: int,
     tree_params: Mapping[str, Any],
     n_jobs: int | None,
+    sample_weight: np.ndarray | None = None,
 ) -> list[FoldModel]:
-    """``test_vectors="refit"``: each forest of ``level`` grown once more on all the level's examples.
-    Its seed comes from the forest's fold seeds (not from the estimator's stream, which stays
-    untouched)."""
+    """``test_vectors="refit"``: each forest of ``level`` grown once more on all the level's examples
+    (with their weights, if any). Its seed comes from the forest's fold seeds (not from the
+    estimator's stream, which stays untouched)."""
     features = np.asarray(features, dtype=np.float32)
     seeds = [
         int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & SEED_HIGH) for forest in level.forests
@@ -153,6 +154,7 @@ def refit_forests(
                 n_classes=n_classes,
                 n_trees=n_trees,
                 tree_params=tree_params,
+                sample_weight=sample_weight,
             )
             for (kind, params), seed in zip(specs, seeds, strict=True)
         ),

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils.validation import has_fit_parameter
 
 from disdf._utils.parameters import Constraint, InvalidParameterError
 
@@ -34,9 +35,33 @@ def predictor_input(X: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     return np.hstack([np.asarray(X, dtype=np.float64), vectors])
 
 
-def fit_predictor(predictor: Any, X: np.ndarray, vectors: np.ndarray, y_code: np.ndarray) -> Any:
+def check_predictor_weights(owner: str, predictor: Any, sample_weight: np.ndarray | None) -> None:
+    """With example weights, the predictor is fitted with them: refuse one whose ``fit`` takes none,
+    before any tree grows (its own error would come after the whole cascade)."""
+    if (
+        sample_weight is not None
+        and predictor is not None
+        and not has_fit_parameter(predictor, "sample_weight")
+    ):
+        raise ValueError(
+            f"{owner}: predictor {predictor!r} takes no sample_weight in fit, and this fit has example "
+            "weights (sample_weight or class_weight); use a predictor that takes them, or None"
+        )
+
+
+def fit_predictor(
+    predictor: Any,
+    X: np.ndarray,
+    vectors: np.ndarray,
+    y_code: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+) -> Any:
     """A clone of ``predictor`` fitted on the training examples' raw features and out-of-fold class
-    vectors (each from fold models that never saw the example), on the class codes; None for None."""
+    vectors (each from fold models that never saw the example), on the class codes, with the
+    examples' weights when the fit has them; None for None."""
     if predictor is None:
         return None
-    return clone(predictor).fit(predictor_input(X, vectors), y_code)
+    fitted = clone(predictor)
+    if sample_weight is None:
+        return fitted.fit(predictor_input(X, vectors), y_code)
+    return fitted.fit(predictor_input(X, vectors), y_code, sample_weight=sample_weight)

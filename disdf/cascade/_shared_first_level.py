@@ -32,6 +32,7 @@ LEVEL_ONE_PARAMS = (
     "min_samples_leaf",
     "engine",
     "random_state",
+    "class_weight",  # the examples' weights grow level 1's trees
 )
 
 

@@ -6,7 +6,9 @@ and each part's out-of-fold vectors get the weights fitted on the other parts
 (:class:`CrossFitPart`), so that no example's vector uses weights that saw its label. Every solve
 is one task (:class:`Solve`) that builds its problem where it runs, so a problem's arrays live
 only while it is solved. :class:`WeightFitting` holds the estimator's solver settings and runs
-one grid point of a level (:class:`PointWeights`).
+one grid point of a level (:class:`PointWeights`). With example weights each pair of held-out
+examples weighs the product of their weights (:mod:`disdf.weights._problem`), and the grid points
+are ranked by weighted scores.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import numpy as np
 from sklearn.model_selection import KFold
 
 from disdf._utils.threads import run_tasks
-from disdf.cascade._cascade import level_accuracy
 from disdf.cascade._forest_fit import ForestFit, LevelFit
+from disdf.cascade._level_score import level_accuracy
 from disdf.forests._tree_leaves import TreeLeaves
 from disdf.weights import (
     PairStatistics,
@@ -52,20 +54,21 @@ class ProblemSource(Protocol):
 @dataclass(frozen=True)
 class FoldProblem:
     """One fold model's problem over all its held-out examples: from their pair statistics (π, Q)
-    for the exact solvers, or from their probabilities and labels for the pair-sampling ones
-    (pairs drawn with the fold model's seed)."""
+    for the exact solvers, or from their probabilities, labels and weights for the pair-sampling
+    ones (pairs drawn with the fold model's seed)."""
 
     where: str
     held: TreeLeaves
     labels: np.ndarray
     seed: int
     stats: PairStatistics | None = None
+    weights: np.ndarray | None = None  # the held-out examples' weights; None: unweighted
 
     def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
         if self.stats is not None:
             return WeightProblem(self.stats, point.lambda_, point.tau)
         return SampledWeightProblem(
-            self.held.probabilities(), self.labels, point.lambda_, point.tau, random_state=self.seed
+            self.held.probabilities(), self.labels, point.lambda_, point.tau, self.seed, self.weights
         )
 
 
@@ -84,18 +87,20 @@ class CrossFitPart:
     seed: int
     exact: bool
     whole_stats: PairStatistics | None  # the whole set's (π, Q), whose pairs include the part's
+    fold_weights: np.ndarray | None = None  # the whole set's example weights; None: unweighted
 
     def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
         probabilities = self.held[self.fitting].probabilities()
         labels = self.fold_labels[self.fitting]
+        weights = None if self.fold_weights is None else self.fold_weights[self.fitting]
         if not self.exact:
-            return SampledWeightProblem(
-                probabilities, labels, point.lambda_, point.tau, random_state=self.seed
-            )
+            return SampledWeightProblem(probabilities, labels, point.lambda_, point.tau, self.seed, weights)
         stats = (
-            PairStatistics.from_tree_probabilities(probabilities, labels)
+            PairStatistics.from_tree_probabilities(probabilities, labels, weights)
             if self.whole_stats is None
-            else self.whole_stats.of_examples(self.fold_labels, self.fitting, probabilities)
+            else self.whole_stats.of_examples(
+                self.fold_labels, self.fitting, probabilities, self.fold_weights
+            )
         )
         return WeightProblem(stats, point.lambda_, point.tau)
 
@@ -129,13 +134,19 @@ class PointWeights:
 
     def score(self, fit: LevelFit) -> tuple[float, float]:
         """The level's out-of-fold accuracy with these weights, then (to break ties) the mean
-        out-of-fold probability of the true class: how ``tune`` ranks grid points."""
+        out-of-fold probability of the true class, both weighted by the examples' weights if the fit
+        has them: how ``tune`` ranks grid points."""
         n_samples = len(fit.y_code)
         oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in self.forests]
         total = np.sum(oof, axis=0)
-        accuracy = level_accuracy(oof, fit.y_code)
-        true_class_probability = float(np.mean(total[np.arange(n_samples), fit.y_code])) / len(oof)
-        return accuracy, true_class_probability
+        accuracy = level_accuracy(oof, fit.y_code, fit.sample_weight)
+        true_class = total[np.arange(n_samples), fit.y_code]
+        mean = (
+            np.mean(true_class)
+            if fit.sample_weight is None
+            else np.average(true_class, weights=fit.sample_weight)
+        )
+        return accuracy, float(mean) / len(oof)
 
     def diagnostics(self) -> list[list[dict]]:
         """[forest][fold] diagnostics of the whole-set solves (the cross-fitted parts' are not kept)."""
@@ -206,6 +217,7 @@ class WeightFitting:
                 labels=fit.y_code[test],
                 seed=seed,
                 stats=forest.pair_statistics[k] if self.exact and forest.pair_statistics else None,
+                weights=fit.weights_of(test),
             )
             for m, forest in enumerate(fit.forests)
             for k, (held, (_, test), seed) in enumerate(
@@ -281,6 +293,7 @@ class WeightFitting:
                             seed=forest.seeds[k],
                             exact=self.exact,
                             whole_stats=stats,
+                            fold_weights=fit.weights_of(test),
                         )
                     )
         return parts

@@ -28,6 +28,7 @@ from disdf._utils.parameters import (
 )
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.random_seeds import SEED_HIGH
+from disdf._utils.sample_weights import ClassWeight, example_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
 
@@ -56,6 +57,10 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
     random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Accepted for the protocol's interface; one forest is grown in one thread.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, as one weight per training example multiplied into ``fit``'s
+        ``sample_weight`` (scikit-learn's ``compute_sample_weight``): ``"balanced"`` weighs class c
+        by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries. On every engine.
     """
 
     #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work.
@@ -67,6 +72,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         "engine": OneOf(ENGINES),
         "random_state": RandomSeed(),
         "n_jobs": NJobs(),
+        "class_weight": ClassWeight(),
     }
 
     def __init__(
@@ -79,6 +85,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         engine: str = "fast",
         random_state=None,
         n_jobs: int | None = None,
+        class_weight=None,
     ) -> None:
         self.kind = kind
         self.n_trees = n_trees
@@ -87,17 +94,21 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         self.engine = engine
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.class_weight = class_weight
 
     def _validate_hyperparameters(self) -> None:
         check_estimator_parameters(self)
 
-    def fit(self, X, y) -> PlainForestClassifier:
+    def fit(self, X, y, sample_weight=None) -> PlainForestClassifier:
         """Grow the forest on (X, y).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the examples (>= 0, times ``class_weight``'s), in every tree's split criterion
+            and leaf values on every engine (as in scikit-learn's forests). None weighs every example 1.
 
         Returns
         -------
@@ -106,6 +117,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_float32_range(X)
+        weights = example_weights(type(self).__name__, y, sample_weight, self.class_weight)
         self.classes_, y_code = encode_labels(type(self).__name__, y)
         defaults = FOREST_KINDS[self.kind][1]
         self.forest_ = fit_fold_model(
@@ -118,6 +130,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
             n_trees=self.trees_per_T * self.n_trees,
             random_state=int(check_random_state(self.random_state).randint(SEED_HIGH)),
             tree_params={"max_depth": None, "min_samples_split": 2, "min_samples_leaf": 1},
+            sample_weight=weights,
         )
         return self
 

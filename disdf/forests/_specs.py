@@ -165,6 +165,7 @@ def fit_fold_model(
     tree_params: Mapping[str, Any],
     rows: np.ndarray | None = None,
     feature_major_rows: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> SklearnFoldModel | FastForest:
     """Grow one fold model's forest on class codes; return it as per-tree probability provider.
 
@@ -173,11 +174,18 @@ def fit_fold_model(
     ``tree_leaves(X)``, ``weighted_probabilities(X, w)`` and ``first(T)``, with classes aligned
     to ``range(n_classes)``. ``feature_major_rows``: for a compiled engine, the copy of the rows it
     grows on, made by :func:`~disdf.forests._compiled.forest.feature_major` (shared by the fold's forests).
+    ``sample_weight``: one weight per example of X (its ``rows`` are read), in every tree's split
+    criterion and leaf values on either engine; None is no weights (each engine's trees of old).
     """
     if engine in COMPILED_ENGINES:
         forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)
-        return forest.fit(X, y_code, rows, feature_major_rows)
+        return forest.fit(X, y_code, rows, feature_major_rows, sample_weight)
     if rows is not None:
         X, y_code = X[rows], y_code[rows]
+        sample_weight = None if sample_weight is None else sample_weight[rows]
     forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)
-    return SklearnFoldModel(forest.fit(X, y_code), n_classes)
+    # None is not passed on: scikit-learn's forests then grow exactly the trees they grew before weights
+    fitted = (
+        forest.fit(X, y_code) if sample_weight is None else forest.fit(X, y_code, sample_weight=sample_weight)
+    )
+    return SklearnFoldModel(fitted, n_classes)

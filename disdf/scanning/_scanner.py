@@ -38,6 +38,7 @@ from disdf._utils.parameters import (
 )
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.random_seeds import SEED_HIGH
+from disdf._utils.sample_weights import ClassWeight, example_weights
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._specs import ENGINES, fit_fold_model
@@ -61,13 +62,22 @@ def _window_vectors(models, geometry: WindowGeometry, X: np.ndarray, batch_size:
     return out
 
 
-def _fit_window_forest(kind, geometry, X, y_code, train, test, seed, batch_size, **forest_options):
+def _fit_window_forest(kind, geometry, X, y_code, weights, train, test, seed, batch_size, **forest_options):
     """One fold model of one forest for one window size: grown on the windows of the ``train``
-    examples only; returns it and the class vectors of the ``test`` examples' windows."""
+    examples only, each window with its example's weight (``weights``, None: unweighted); returns
+    it and the class vectors of the ``test`` examples' windows."""
     windows = geometry.instances(X[train])
     labels = np.repeat(y_code[train], geometry.n_positions)
+    window_weights = None if weights is None else np.repeat(weights[train], geometry.n_positions)
     model = fit_fold_model(
-        kind, {}, forest_options.pop("engine"), windows, labels, random_state=seed, **forest_options
+        kind,
+        {},
+        forest_options.pop("engine"),
+        windows,
+        labels,
+        random_state=seed,
+        sample_weight=window_weights,
+        **forest_options,
     )
     del windows, labels
     return model, _window_vectors([model], geometry, X[test], batch_size)
@@ -104,6 +114,10 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         Threads over the 2 x K fold models of one window size. Results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the fold split and every forest.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, as one weight per training example multiplied into ``fit``'s
+        ``sample_weight`` (scikit-learn's ``compute_sample_weight``): ``"balanced"`` weighs class c
+        by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries. On every engine.
 
     Attributes
     ----------
@@ -133,6 +147,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         batch_size: int = 256,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        class_weight=None,
     ) -> None:
         self.image_shape = image_shape
         self.window_sizes = window_sizes
@@ -145,6 +160,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         self.batch_size = batch_size
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.class_weight = class_weight
 
     _parameter_table: ClassVar[dict[str, Constraint]] = {
         "image_shape": ImageShape(),
@@ -158,6 +174,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         "batch_size": Integer(1),
         "n_jobs": NJobs(),
         "random_state": RandomSeed(),
+        "class_weight": ClassWeight(),
     }
 
     def __sklearn_tags__(self):
@@ -172,22 +189,24 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
     def _geometries(self, n_features: int) -> list[WindowGeometry]:
         return window_geometries(type(self).__name__, self.get_params(deep=False), n_features)
 
-    def fit(self, X, y) -> MultiGrainedScanner:
+    def fit(self, X, y, sample_weight=None) -> MultiGrainedScanner:
         """Grow the scanning forests (see :meth:`fit_transform`, whose vectors this drops).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            As for :meth:`fit_transform`.
 
         Returns
         -------
         self
         """
-        self.fit_transform(X, y)
+        self.fit_transform(X, y, sample_weight)
         return self
 
-    def fit_transform(self, X, y, **fit_params) -> np.ndarray:
+    def fit_transform(self, X, y, sample_weight=None) -> np.ndarray:
         """Grow the scanning forests; return the training examples' *out-of-fold* class vectors.
 
         Each example's vectors come from the fold models that never saw any of its windows (the
@@ -198,6 +217,10 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the examples (>= 0, times ``class_weight``'s): every window of an example
+            carries its weight into the scanning trees' split criterion and leaf values, on every
+            engine. None weighs every example 1.
 
         Returns
         -------
@@ -206,6 +229,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         check_estimator_parameters(self)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_float32_range(X)
+        weights = example_weights(type(self).__name__, y, sample_weight, self.class_weight)
         geometries = self._geometries(X.shape[1])
         self.classes_, y_code = encode_labels(type(self).__name__, y)
         if len(self.classes_) < 2:
@@ -224,7 +248,9 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         seeds = rng.randint(SEED_HIGH, size=(len(geometries), len(SCANNING_FORESTS), self.n_folds))
         splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
         folds = list(splitter.split(X, y_code))
-        fitted = [self._fit_window_size(g, X, y_code, folds, seeds[i]) for i, g in enumerate(geometries)]
+        fitted = [
+            self._fit_window_size(g, X, y_code, weights, folds, seeds[i]) for i, g in enumerate(geometries)
+        ]
         out = [block for block, _ in fitted]
         self.models_ = [models for _, models in fitted]
         self.geometries_ = geometries
@@ -232,7 +258,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         self.n_features_out_ = sum(block.shape[1] for block in out)
         return np.hstack(out)
 
-    def _fit_window_size(self, geometry, X, y_code, folds, seeds) -> tuple[np.ndarray, list]:
+    def _fit_window_size(self, geometry, X, y_code, weights, folds, seeds) -> tuple[np.ndarray, list]:
         """Both forests' K fold models for one window size, and the vectors of their held-out examples."""
         options = {
             "engine": self.engine,
@@ -248,6 +274,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
                     geometry,
                     X,
                     y_code,
+                    weights,
                     train,
                     test,
                     int(seeds[m, k]),

@@ -16,6 +16,9 @@
 Both keep ``Qw = Q @ w`` up to date incrementally: a step towards or away from
 a vertex changes it by ``gamma * (Q[:, t] - Qw)``, O(n_pairs) instead of
 O(n_pairs * T).
+
+Weighted examples change no step: the problem's rows are then sqrt(c_ij) Q_ij and its margins
+tau sqrt(c_ij) (:mod:`disdf.weights._problem`), which the iterations read in place of Q and tau.
 """
 
 from __future__ import annotations
@@ -120,7 +123,7 @@ def support_newton_target(
     The set S is ``candidates`` (a boolean mask over the trees), by default the
     support of w. With A the pairs whose hinge is active (S_ij > 0), on S J is
     the quadratic ``sum_S c_t w_t^2 + ||tau - Q_AS w_S||^2``; its minimiser on
-    sum w = 1 solves (C + Q_AS^T Q_AS) w = tau Q_AS^T 1 + (nu / 2) 1. The
+    sum w = 1 solves (C + Q_AS^T Q_AS) w = tau Q_AS^T 1 + (nu / 2) 1 (tau 1: the margins of A). The
     system is solved with the Woodbury identity when ``|A| < |S|`` and C > 0
     (C is diagonal), else directly.
 
@@ -133,7 +136,11 @@ def support_newton_target(
     c = problem.quadratic[support]
     q_as = _submatrix(problem.stats.q, active, support)
     rhs = np.empty((support.size, 2))
-    rhs[:, 0] = problem.tau * q_as.sum(axis=0)
+    scale = problem.stats.pair_scale
+    if scale is None:
+        rhs[:, 0] = problem.tau * q_as.sum(axis=0)
+    else:  # weighted pairs: each active row's own margin tau sqrt(c_ij)
+        rhs[:, 0] = (problem.tau * scale[active]) @ q_as
     rhs[:, 1] = 1.0
     if active.size < support.size and np.all(c > 0):
         c_inv_rhs = rhs / c[:, None]
@@ -207,10 +214,11 @@ _REACHED_STOP, _CONVERGED, _STALLED = 0, 1, 2
 
 
 @nb.njit(cache=True, nogil=True)
-def _frank_wolfe_steps(q, c, tau, w, qw, slacks, grad, n_iter, stop_iter, tol, gap_floor, refresh_every):
+def _frank_wolfe_steps(q, c, margins, w, qw, slacks, grad, n_iter, stop_iter, tol, gap_floor, refresh_every):
     """Away-step Frank-Wolfe iterations from ``n_iter``, updating w and Qw in place (compiled).
 
-    Each iteration computes S_ij = tau - <Q_ij, w> into ``slacks``, the gradient
+    ``margins[p]``: pair p's tau (tau sqrt(c_ij) for weighted pairs). Each iteration computes
+    S_ij = tau - <Q_ij, w> into ``slacks``, the gradient
     2 c_t w_t - 2 sum_ij max(0, S_ij) Q_ij^t into ``grad`` and the duality gap;
     it stops when the gap is at most ``tol * J(w) + gap_floor`` (converged),
     when no step along the chosen direction makes progress (stalled) or at
@@ -232,7 +240,7 @@ def _frank_wolfe_steps(q, c, tau, w, qw, slacks, grad, n_iter, stop_iter, tol, g
             grad[t] = 2.0 * c[t] * w[t]
             objective += c[t] * w[t] * w[t]
         for p in range(n_pairs):
-            slack = tau - qw[p]
+            slack = margins[p] - qw[p]
             slacks[p] = slack
             if slack > 0.0:  # an active hinge pulls on the trees that separate pair p
                 objective += slack * slack
@@ -341,6 +349,8 @@ def frank_wolfe_away(
     q = np.ascontiguousarray(problem.stats.q, dtype=np.float64)
     c = np.ascontiguousarray(problem.quadratic, dtype=np.float64)
     w = np.array(_initial_weights(problem, w0, problem.quadratic_minimizer()), dtype=np.float64)
+    # one margin per pair: tau for each (the same slacks, bit for bit, as tau itself), or weighted
+    margins = np.ascontiguousarray(np.broadcast_to(problem.margins, q.shape[:1]), dtype=np.float64)
     qw = np.empty(q.shape[0])  # Q w: the first iteration computes it (n_iter 0 refreshes)
     slacks, gradient = np.empty(q.shape[0]), np.empty(q.shape[1])  # at w, when a Newton step is due
     n_iter = 0
@@ -350,7 +360,7 @@ def frank_wolfe_away(
         n_iter, stopped = _frank_wolfe_steps(
             q,
             c,
-            float(problem.tau),
+            margins,
             w,
             qw,
             slacks,
@@ -402,7 +412,7 @@ def frank_wolfe(
     for s in range(max_iter):
         if s % _REFRESH_EVERY == 0:
             qw = q @ w
-        slacks = problem.tau - qw
+        slacks = problem.margins - qw
         if gradient == "true":
             pull = np.maximum(slacks, 0.0)
         else:

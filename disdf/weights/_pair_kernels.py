@@ -82,9 +82,10 @@ def manhattan_rows_of_pure(
 
 
 @nb.njit(cache=True, nogil=True)
-def sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull):
-    """Over the pairs (first[b], second[b]): pull = sum_b max(0, S_b) Q_b and the return value
-    sum_b max(0, S_b)^2, with S_b = tau - <Q_b, w>; no (pairs, T) array."""
+def sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull, example_weight):
+    """Over the pairs (first[b], second[b]): pull = sum_b c_b max(0, S_b) Q_b and the return value
+    sum_b c_b max(0, S_b)^2, with S_b = tau - <Q_b, w> and c_b the product of the pair's two
+    ``example_weight`` (ones: exactly the unweighted sums, as 1.0 * x == x); no (pairs, T) array."""
     n_trees = w.shape[0]
     row = np.empty(n_trees)
     for t in range(n_trees):
@@ -96,9 +97,10 @@ def sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull):
         for t in range(n_trees):
             slack -= row[t] * w[t]
         if slack > 0.0:
-            value += slack * slack
+            weighted = example_weight[first[b]] * example_weight[second[b]] * slack
+            value += weighted * slack
             for t in range(n_trees):
-                pull[t] += slack * row[t]
+                pull[t] += weighted * row[t]
     return value
 
 
@@ -118,13 +120,16 @@ def pairs_of_uniforms(first_cdf, codes, counts, starts, by_class, u_first, u_sec
 
 
 @nb.njit(cache=True, nogil=True)
-def stochastic_iterations(tree_probabilities, pure, tables, quadratic, w, tau, n_pairs, uniforms, iterations):
+def stochastic_iterations(
+    tree_probabilities, pure, tables, quadratic, w, tau, n_pairs, uniforms, iterations, example_weight
+):
     """The iterations of :func:`~disdf.weights._stochastic_frank_wolfe.stochastic_frank_wolfe` on
     pre-drawn uniforms (in place on w).
 
     ``uniforms[k]`` holds iteration k's draws (first examples, then partners), in the order
     ``PairSampler.sample`` draws them, so the pairs are those the sampler gives. The pair
-    sampler's tables are ``tables``; ``quadratic`` is pi + lambda.
+    sampler's tables are ``tables``; ``quadratic`` is pi + lambda; ``example_weight`` weighs each
+    drawn pair by the product of its examples' weights (:func:`sampled_hinge_sums`).
     """
     first_cdf, codes, counts, starts, by_class = tables
     n_trees = w.shape[0]
@@ -139,7 +144,7 @@ def stochastic_iterations(tree_probabilities, pure, tables, quadratic, w, tau, n
         pairs_of_uniforms(
             first_cdf, codes, counts, starts, by_class, uniforms[k, 0], uniforms[k, 1], first, second
         )
-        sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull)
+        sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull, example_weight)
         rho = 4.0 / (k + 8) ** (2.0 / 3.0)
         for t in range(n_trees):
             estimate = -2.0 * scale * pull[t]

@@ -14,6 +14,19 @@ and minimises over the unit simplex (eq. (42))
 with pi_t = sum_{z_ij = 0} P_ij^t, the sum running over unordered pairs i < j
 (eq. (62) rewritten as eqs. (64) and (70)). Only pi (length T) and the different-class
 rows of Q are stored; the pairs x T matrix of P is never built.
+
+Example weights s_i >= 0 (the estimators' ``sample_weight``) weigh each pair by the product of its
+two examples' weights, c_ij = s_i s_j, in both sums of eq. (70):
+
+    J(w) = sum_t (pi_t + lambda) w_t^2 + sum_{z_ij = 1} c_ij max(0, tau - <Q_ij, w>)^2,
+    pi_t = sum_{z_ij = 0} c_ij P_ij^t.
+
+For whole weights this is J of the examples each repeated s_i times: the s_i s_j pairs of copies of
+i and j each add the pair's term, and a pair of copies of one example has P = 0 (same class, same
+vectors); weight 0 drops an example's pairs; weights of 1 are eq. (70) itself. A weighted hinge is
+eq. (72)'s for the row sqrt(c_ij) Q_ij and the margin tau sqrt(c_ij), since c max(0, tau - <Q, w>)^2
+= max(0, tau sqrt(c) - <sqrt(c) Q, w>)^2: :class:`PairStatistics` stores those rows and the scales
+sqrt(c_ij), and every exact solver reads the margins of :attr:`WeightProblem.margins`.
 """
 
 from __future__ import annotations
@@ -26,16 +39,21 @@ from disdf._utils.parameters import Float, check_parameters
 from disdf.weights._pair_kernels import manhattan_rows_of_pure, pure_classes
 
 
-def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """pi_t = sum over same-class pairs i < j of P_ij^t, in closed form.
+def same_class_pi(
+    tree_probabilities: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+) -> np.ndarray:
+    """pi_t = sum over same-class pairs i < j of P_ij^t (times s_i s_j with example weights s), in
+    closed form.
 
     Within a class g with n_g members, sum_{i<j} ||a_i - a_j||^2 equals
-    n_g * sum_i ||a_i||^2 - ||sum_i a_i||^2, so pi costs O(n T C), not O(n^2 T C).
+    n_g * sum_i ||a_i||^2 - ||sum_i a_i||^2, so pi costs O(n T C), not O(n^2 T C); weighted,
+    sum_{i<j} s_i s_j ||a_i - a_j||^2 = (sum_i s_i) sum_i s_i ||a_i||^2 - ||sum_i s_i a_i||^2.
 
     Parameters
     ----------
     tree_probabilities : array of shape (n, T, C)
     y : array of shape (n,), class codes
+    sample_weight : array of shape (n,) or None (every example weighs 1)
     """
     n_trees = tree_probabilities.shape[1]
     pi = np.zeros(n_trees)
@@ -44,9 +62,14 @@ def same_class_pi(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
         n_g = members.shape[0]
         if n_g < 2:
             continue
-        sum_sq = np.einsum("itc,itc->t", members, members)
-        total = members.sum(axis=0)
-        pi += n_g * sum_sq - np.einsum("tc,tc->t", total, total)
+        if sample_weight is None:
+            sum_sq = np.einsum("itc,itc->t", members, members)
+            total = members.sum(axis=0)
+            pi += n_g * sum_sq - np.einsum("tc,tc->t", total, total)
+            continue
+        s = sample_weight[y == label]
+        total = np.einsum("i,itc->tc", s, members)
+        pi += s.sum() * np.einsum("i,itc,itc->t", s, members, members) - np.einsum("tc,tc->t", total, total)
     # The closed form subtracts two large numbers; rounding may leave -1e-13.
     return np.maximum(pi, 0.0)
 
@@ -70,14 +93,30 @@ def different_class_pairs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return i[different], j[different]
 
 
-def different_class_q(tree_probabilities: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Rows Q_ij (length T) for every different-class pair i < j.
+def different_class_q(
+    tree_probabilities: np.ndarray, y: np.ndarray, pairs: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
+    """Rows Q_ij (length T) for every different-class pair i < j (``pairs``, if given, are
+    :func:`different_class_pairs` of y).
 
     Returns an array of shape (n_pairs, T); entries lie in [0, 2].
     """
-    i, j = different_class_pairs(y)
+    i, j = different_class_pairs(y) if pairs is None else pairs
     probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
     return manhattan_rows_of_pure(probabilities, pure_classes(probabilities), i, j)
+
+
+def checked_example_weights(sample_weight: np.ndarray | None, n_examples: int) -> np.ndarray | None:
+    """Example weights as the pair weights read them: None, or n finite float64 weights >= 0."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.shape != (n_examples,) or not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError(
+            f"sample_weight must be {n_examples} finite weights >= 0 (one per example); got shape "
+            f"{weights.shape}, min {weights.min() if weights.size else 'n/a'}"
+        )
+    return weights
 
 
 #: Upper ends of λ and τ: within them J of eq. (70)-(72), its gradient and the line search's
@@ -109,15 +148,21 @@ class PairStatistics:
     """What the objective needs from one forest's held-out predictions.
 
     ``pi`` (T,) and ``q`` (n_different_pairs, T) do not depend on lambda or tau,
-    so they are computed once and reused across a hyper-parameter grid.
+    so they are computed once and reused across a hyper-parameter grid. With example weights s,
+    ``pi`` sums s_i s_j P_ij, ``q``'s rows are sqrt(s_i s_j) Q_ij and ``pair_scale`` holds the
+    sqrt(s_i s_j) (module docstring); None: the unweighted problem.
     """
 
     pi: np.ndarray
     q: np.ndarray
+    pair_scale: np.ndarray | None = None
 
     @classmethod
-    def from_tree_probabilities(cls, tree_probabilities: np.ndarray, y: np.ndarray) -> PairStatistics:
-        """Build pi and Q from per-tree class probabilities of shape (n, T, C)."""
+    def from_tree_probabilities(
+        cls, tree_probabilities: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+    ) -> PairStatistics:
+        """Build pi and Q from per-tree class probabilities of shape (n, T, C), each pair weighted by
+        s_i s_j when the examples have weights ``sample_weight`` (n,)."""
         tree_probabilities = np.asarray(tree_probabilities, dtype=float)
         y = np.asarray(y)
         if tree_probabilities.ndim != 3 or tree_probabilities.shape[0] != y.shape[0]:
@@ -125,18 +170,32 @@ class PairStatistics:
                 "tree_probabilities must have shape (n_examples, n_trees, n_classes) "
                 f"matching y of length {y.shape[0]}; got {tree_probabilities.shape}"
             )
-        return cls(
-            pi=same_class_pi(tree_probabilities, y),
-            q=different_class_q(tree_probabilities, y),
-        )
+        weights = checked_example_weights(sample_weight, y.shape[0])
+        if weights is None:
+            return cls(
+                pi=same_class_pi(tree_probabilities, y),
+                q=different_class_q(tree_probabilities, y),
+            )
+        i, j = different_class_pairs(y)
+        scale = np.sqrt(weights[i] * weights[j])
+        q = different_class_q(tree_probabilities, y, (i, j))
+        q *= scale[:, None]
+        return cls(pi=same_class_pi(tree_probabilities, y, weights), q=q, pair_scale=scale)
 
     def of_examples(
-        self, y: np.ndarray, positions: np.ndarray, member_probabilities: np.ndarray
+        self,
+        y: np.ndarray,
+        positions: np.ndarray,
+        member_probabilities: np.ndarray,
+        sample_weight: np.ndarray | None = None,
     ) -> PairStatistics:
-        """The statistics of the examples ``positions`` (increasing) of the set with labels ``y`` that
-        these are of, given those examples' per-tree probabilities: pi computed on them; Q's rows of
-        their pairs taken from these (each row is computed from its pair alone, and the pairs keep
-        their order), so the same numbers as :meth:`from_tree_probabilities` on the examples, faster."""
+        """The statistics of the examples ``positions`` (increasing) of the set with labels ``y`` (and
+        weights ``sample_weight``, as these statistics were built) that these are of, given those
+        examples' per-tree probabilities: pi computed on them; Q's rows of their pairs taken from these
+        (each row is computed from its pair alone, and the pairs keep their order), so the same numbers
+        as :meth:`from_tree_probabilities` on the examples, faster."""
+        if (sample_weight is None) != (self.pair_scale is None):
+            raise ValueError("sample_weight must be given exactly when these statistics were built with it")
         first, second = different_class_pairs(np.asarray(y))
         if first.shape[0] != self.q.shape[0]:
             raise ValueError(
@@ -144,9 +203,13 @@ class PairStatistics:
             )
         inside = np.zeros(len(y), dtype=bool)
         inside[positions] = True
+        kept = inside[first] & inside[second]
         members = np.asarray(member_probabilities, dtype=float)
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)[positions]
         return PairStatistics(
-            pi=same_class_pi(members, np.asarray(y)[positions]), q=self.q[inside[first] & inside[second]]
+            pi=same_class_pi(members, np.asarray(y)[positions], weights),
+            q=self.q[kept],
+            pair_scale=None if self.pair_scale is None else self.pair_scale[kept],
         )
 
     @property
@@ -158,6 +221,7 @@ class PairStatistics:
         return PairStatistics(
             pi=self.pi[:n_trees].copy(),
             q=np.ascontiguousarray(self.q[:, :n_trees]),
+            pair_scale=self.pair_scale,
         )
 
     @property
@@ -194,6 +258,12 @@ class WeightProblem:
         """
         return quadratic_minimizer(self.quadratic)
 
+    @property
+    def margins(self) -> float | np.ndarray:
+        """tau of eq. (72) as the hinges read it against the stored rows: tau, or per different-class
+        pair tau sqrt(s_i s_j) when the examples are weighted (the rows are sqrt(s_i s_j) Q_ij)."""
+        return self.tau if self.stats.pair_scale is None else self.tau * self.stats.pair_scale
+
     def hinge_pull(self, slacks: np.ndarray) -> np.ndarray:
         """sum_{z_ij=1} max(0, S_ij) Q_ij, reading only the rows of active hinges."""
         active = np.flatnonzero(slacks > 0)
@@ -202,8 +272,8 @@ class WeightProblem:
         return slacks[active] @ self.stats.q[active]
 
     def slacks(self, w: np.ndarray) -> np.ndarray:
-        """S_ij = tau - <Q_ij, w> for every different-class pair (section 5)."""
-        return self.tau - self.stats.q @ w
+        """S_ij = tau - <Q_ij, w> for every different-class pair (section 5); weighted, sqrt(c_ij) S_ij."""
+        return self.margins - self.stats.q @ w
 
     def objective(self, w: np.ndarray) -> float:
         """J(w), eq. (70) with alpha_ij eliminated: alpha_ij = max(0, S_ij)."""

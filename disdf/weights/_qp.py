@@ -52,7 +52,8 @@ def qp(
     w = cp.Variable(n_trees)
     objective = cp.sum(cp.multiply(problem.quadratic, cp.square(w)))
     if n_pairs:
-        objective = objective + cp.sum_squares(cp.pos(problem.tau - problem.stats.q @ w))
+        # margins: tau, or tau sqrt(c_ij) against weighted pairs' rows sqrt(c_ij) Q_ij (eq. (72))
+        objective = objective + cp.sum_squares(cp.pos(problem.margins - problem.stats.q @ w))
     cvx_problem = cp.Problem(cp.Minimize(objective), [w >= 0, cp.sum(w) == 1])
     size = f"T={n_trees} trees, {n_pairs} different-class pairs"
     options = dict(_SOLVER_OPTIONS[name])

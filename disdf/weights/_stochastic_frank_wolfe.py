@@ -16,6 +16,10 @@ conditional gradient method of Mokhtari, Hassani & Karbasi (2018; JMLR 2020),
 d_k = (1 - rho_k) d_{k-1} + rho_k h_B with rho_k = 4 / (k + 8)^(2/3), and the
 step towards the vertex of the smallest coordinate of 2 (pi + lambda) w + d_k
 is gamma_k = 2 / (k + 8).
+
+Weighted examples (``sample_weight`` s): pi is the weighted closed form, and each drawn pair's hinge
+is multiplied by c_ij = s_i s_j, so that (P / B) sum_b c_b max(0, S_b) Q_b stays an unbiased estimate
+of the weighted hinge term (:mod:`disdf.weights._problem`); the pairs are still drawn uniformly.
 """
 
 from __future__ import annotations
@@ -32,7 +36,12 @@ from disdf.weights._pair_kernels import (
     sampled_hinge_sums,
     stochastic_iterations,
 )
-from disdf.weights._problem import check_lambda_tau, quadratic_minimizer, same_class_pi
+from disdf.weights._problem import (
+    check_lambda_tau,
+    checked_example_weights,
+    quadratic_minimizer,
+    same_class_pi,
+)
 from disdf.weights._result import WeightSolution
 
 
@@ -90,19 +99,40 @@ class PairSampler:
 
 
 def sampled_hinge(
-    sampler: PairSampler, w: np.ndarray, tau: float, batch_size: int, rng: np.random.Generator
+    sampler: PairSampler,
+    w: np.ndarray,
+    tau: float,
+    batch_size: int,
+    rng: np.random.Generator,
+    example_weight: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Unbiased estimates, from ``batch_size`` sampled pairs, of the hinge term's gradient and value.
 
-    h_B = -2 (P / B) sum_b max(0, tau - <Q_b, w>) Q_b and (P / B) sum_b max(0, tau - <Q_b, w>)^2.
+    h_B = -2 (P / B) sum_b max(0, tau - <Q_b, w>) Q_b and (P / B) sum_b max(0, tau - <Q_b, w>)^2,
+    each pair's terms times c_b = s_i s_j with example weights s (``example_weight``; None: 1).
     """
     first, second = sampler.sample(batch_size, rng)
     pull = np.empty(w.shape[0])
+    weights = _example_weights(example_weight, sampler.tree_probabilities.shape[0])
     value = sampled_hinge_sums(
-        sampler.tree_probabilities, sampler._pure, first, second, np.ascontiguousarray(w, float), tau, pull
+        sampler.tree_probabilities,
+        sampler._pure,
+        first,
+        second,
+        np.ascontiguousarray(w, float),
+        tau,
+        pull,
+        weights,
     )
     scale = sampler.n_pairs / batch_size
     return -2.0 * scale * pull, scale * value
+
+
+def _example_weights(sample_weight: np.ndarray | None, n_examples: int) -> np.ndarray:
+    """The weights the pair kernels read: ones (the unweighted sums, bit for bit) or the given ones."""
+    if sample_weight is None:
+        return np.ones(n_examples)
+    return np.ascontiguousarray(sample_weight, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -110,7 +140,9 @@ class SampledWeightProblem:
     """J(w) of eq. (70)-(72) for one forest, read through pair draws instead of every Q_ij row.
 
     ``tree_probabilities`` (n, T, C) are the trees' class probabilities of the
-    held-out examples, ``y`` their labels; ``random_state`` seeds the draws.
+    held-out examples, ``y`` their labels; ``random_state`` seeds the draws;
+    ``sample_weight`` (n,) weighs each pair by the product of its examples' weights
+    (:mod:`disdf.weights._problem`; None: every pair weighs 1).
     The problem of the pair-sampling solvers, as :class:`~disdf.WeightProblem` is
     the exact solvers'.
     """
@@ -120,9 +152,11 @@ class SampledWeightProblem:
     lambda_: float
     tau: float
     random_state: int | np.random.Generator | None = 0
+    sample_weight: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         check_lambda_tau(self.lambda_, self.tau, type(self).__name__)
+        checked_example_weights(self.sample_weight, int(np.shape(self.y)[0]))
 
     @property
     def n_trees(self) -> int:
@@ -156,7 +190,9 @@ def stochastic_frank_wolfe(
     random_state = problem.random_state
     rng = np.random.default_rng(random_state)
     sampler = PairSampler(tree_probabilities, y)
-    quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y)) + lambda_
+    sample_weight = checked_example_weights(problem.sample_weight, len(np.asarray(y)))
+    example_weight = _example_weights(sample_weight, len(np.asarray(y)))
+    quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y), sample_weight) + lambda_
     n_trees = quadratic.shape[0]
     w = quadratic_minimizer(quadratic) if w0 is None else np.asarray(w0, dtype=float).copy()
     w = np.ascontiguousarray(w, dtype=np.float64)
@@ -173,11 +209,14 @@ def stochastic_frank_wolfe(
             sampler.n_pairs,
             uniforms,
             max_iter,
+            example_weight,
         )
         del uniforms
 
     hinge_grad, hinge_value = (
-        sampled_hinge(sampler, w, tau, batch_size, rng) if sampler.n_pairs else (np.zeros(n_trees), 0.0)
+        sampled_hinge(sampler, w, tau, batch_size, rng, example_weight)
+        if sampler.n_pairs
+        else (np.zeros(n_trees), 0.0)
     )
     gradient = 2.0 * quadratic * w + hinge_grad
     return WeightSolution(

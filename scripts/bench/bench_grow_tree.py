@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 import argparse
 import hashlib
 import importlib.util
+import inspect
 import itertools
 import statistics
 import subprocess
@@ -104,13 +105,17 @@ def grow_arguments(kind: str, X, y, n_classes: int, n_trees: int) -> tuple:
 
 
 def grow(module: ModuleType, arguments: tuple) -> tuple:
-    """``grow_forest`` of either kernels API, one leaf row per leaf: ``(X, ...)`` example-major
+    """``grow_forest`` of any kernels API, one leaf row per leaf: ``(X, ...)`` example-major
     before it merged with ``grow_forest_shared``, ``(Xt, ..., histogram_min_node, max_bins,
-    share_pure)`` feature-major since (the transposition is then timed too, as the old one did it)."""
+    share_pure)`` feature-major since (the transposition is then timed too, as the old one did it),
+    and ``(Xt, y, sample_weight, ...)`` once it took example weights (empty: none)."""
     X, *rest = arguments
     if hasattr(module, "grow_forest_shared"):
         return module.grow_forest(X, *rest)
     Xt = np.ascontiguousarray(X.T).astype(np.float64)
+    if "sample_weight" in inspect.signature(module.grow_forest.py_func).parameters:
+        y, *rest = rest
+        rest = [y, np.empty(0), *rest]
     return module.grow_forest(Xt, *rest, module._HISTOGRAM_MIN_NODE, 0, False)
 
 

@@ -299,4 +299,4 @@ def test_an_atomic_rewrite_that_fails_names_the_file_and_leaves_it_as_it_was(tmp
 
 def test_a_keyword_disdf_does_not_take_is_refused_naming_disdf():
     with pytest.raises(TypeError, match=r"^DisDFClassifier\.fit\(\) got an unexpected keyword"):
-        DisDFClassifier().fit([[1.0]], [1], sample_weight=[1.0])
+        DisDFClassifier().fit([[1.0]], [1], check_input=False)

@@ -72,7 +72,9 @@ def test_new_example_vector_is_the_mean_of_the_fold_models(three_class_data):
 def test_depth_selection_keeps_the_best_level(monkeypatch, three_class_data, scores, patience, kept, grown):
     X, y = three_class_data
     script = iter(scores)
-    monkeypatch.setattr(disdf.cascade._cascade, "level_accuracy", lambda vectors, y: next(script))
+    monkeypatch.setattr(
+        disdf.cascade._cascade, "level_accuracy", lambda vectors, y, sample_weight=None: next(script)
+    )
     model = CascadeForestClassifier(n_trees=3, patience=patience, max_levels=5, random_state=0).fit(X, y)
     assert model.n_levels_ == kept
     assert len(model.levels_) == kept
@@ -82,7 +84,9 @@ def test_depth_selection_keeps_the_best_level(monkeypatch, three_class_data, sco
 def test_tol_requires_a_real_improvement(monkeypatch, three_class_data):
     X, y = three_class_data
     script = iter([0.5, 0.505, 0.9])
-    monkeypatch.setattr(disdf.cascade._cascade, "level_accuracy", lambda vectors, y: next(script))
+    monkeypatch.setattr(
+        disdf.cascade._cascade, "level_accuracy", lambda vectors, y, sample_weight=None: next(script)
+    )
     model = CascadeForestClassifier(n_trees=3, tol=0.01, random_state=0).fit(X, y)
     assert model.n_levels_ == 1
 
@@ -91,7 +95,9 @@ def test_tol_requires_a_real_improvement(monkeypatch, three_class_data):
 def test_augmentation(three_class_data, augmentation, extra_levels, monkeypatch):
     X, y = three_class_data
     script = iter([0.3, 0.4, 0.5])
-    monkeypatch.setattr(disdf.cascade._cascade, "level_accuracy", lambda vectors, y: next(script))
+    monkeypatch.setattr(
+        disdf.cascade._cascade, "level_accuracy", lambda vectors, y, sample_weight=None: next(script)
+    )
     model = CascadeForestClassifier(
         n_trees=3, max_levels=3, augmentation=augmentation, random_state=0, engine="sklearn"
     )

@@ -302,12 +302,14 @@ def test_modules_and_functions_stay_small():
 
 @pytest.mark.parametrize("name", ["CascadeForestClassifier", "DisDFClassifier"])
 def test_the_estimators_surface_is_what_a_user_calls(name):
-    """fit and fit_transform take X and y alone (no runner internals, hence no metadata request
-    for them); sharing level 1 and the memory check are private helpers."""
+    """fit and fit_transform take X, y and sample_weight alone (no runner internals, hence a metadata
+    request for sample_weight only); sharing level 1 and the memory check are private helpers."""
     estimator = getattr(disdf, name)()
     for method in ("fit", "fit_transform"):
-        assert list(inspect.signature(getattr(estimator, method)).parameters) == ["X", "y"], method
-    assert not hasattr(estimator, "set_fit_request")
+        parameters = list(inspect.signature(getattr(estimator, method)).parameters)
+        assert parameters == ["X", "y", "sample_weight"], method
+    requested = inspect.signature(estimator.set_fit_request).parameters
+    assert [name for name in requested if name != "self"] == ["sample_weight"]
     assert not any(hasattr(estimator, old) for old in ("grow_first_level", "check_fit_memory"))
 
 

@@ -30,7 +30,8 @@ def grow_unshared(X, y, *args):
     """The compiled grower with one leaf row per leaf, from X example-major as the tests build it
     (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins)."""
     args = (*args, *(kernels._HISTOGRAM_MIN_NODE, 0)[len(args) - 9 :])  # the defaults not given
-    return kernels.grow_forest(np.ascontiguousarray(X.T).astype(np.float64), y, *args, False)
+    Xt = np.ascontiguousarray(X.T).astype(np.float64)
+    return kernels.grow_forest(Xt, y, np.empty(0), *args, False)
 
 
 KINDS = {
@@ -69,7 +70,7 @@ def test_growth_with_shared_leaves_is_grow_forest_then_share_pure_leaves(
     raw = _raw_arrays(params, X, y, 15, min_leaf, max_depth)
     roots, left, right, table = prediction_kernels.share_pure_leaves(raw[0], raw[3], raw[4], raw[5])
     shared = kernels.grow_forest(
-        np.ascontiguousarray(X.T, dtype=value_type), y, 3, 15, 5,
+        np.ascontiguousarray(X.T, dtype=value_type), y, np.empty(0), 3, 15, 5,
         n_candidate_features(params.max_features, X.shape[1]), params.random_splits, params.bootstrap,
         -1 if max_depth is None else max_depth, 2, min_leaf, kernels._HISTOGRAM_MIN_NODE, params.max_bins,
         True,
@@ -275,7 +276,8 @@ def test_child_codes_relative_to_the_root_reach_the_leaves_of_the_grown_codes(da
     X, y = data
     fitted = FastForest(KINDS[kind], 12, 5, 3).fit(X, y)
     grown = kernels.grow_forest(
-        np.ascontiguousarray(X.T), y, 3, 12, 5, n_candidate_features(KINDS[kind].max_features, X.shape[1]),
+        np.ascontiguousarray(X.T), y, np.empty(0), 3, 12, 5,
+        n_candidate_features(KINDS[kind].max_features, X.shape[1]),
         KINDS[kind].random_splits, KINDS[kind].bootstrap, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE,
         KINDS[kind].max_bins, True,
     )  # fmt: skip

@@ -162,7 +162,14 @@ def test_the_cascade_is_grown_on_the_out_of_fold_scan():
 
 
 @pytest.mark.slow
-@parametrize_with_checks([MultiGrainedScanner(n_trees=3, random_state=0)])
+@parametrize_with_checks(
+    [MultiGrainedScanner(n_trees=3, random_state=0)],
+    # as for the cascades (test_estimator_checks.py): the K folds of repeated examples are not those
+    # of weighted ones, and copies of one example straddle folds
+    expected_failed_checks=lambda estimator: {
+        "check_sample_weight_equivalence_on_dense_data": "repeated examples are split into other folds"
+    },
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -73,9 +73,15 @@ class FastForestParams:
         """Map scikit-learn forest parameters; refuse any the fast engine does not implement."""
         unknown = sorted(set(params) - set(SUPPORTED_PARAMS))
         if unknown:
+            # a forest's own class_weight would weigh its fold's rows apart from the level's score
+            hint = (
+                "; the estimator's class_weight weighs every engine's trees"
+                if "class_weight" in unknown
+                else ""
+            )
             raise ValueError(
                 f"engine='fast' does not implement the forest parameter(s) {unknown}; "
-                f"it supports {list(SUPPORTED_PARAMS)} (use engine='sklearn' for the others)"
+                f"it supports {list(SUPPORTED_PARAMS)} (use engine='sklearn' for the others{hint})"
             )
         criterion = params.get("criterion", "gini")
         if criterion != "gini":
@@ -116,10 +122,13 @@ class FastForest:
         y_code: np.ndarray,
         rows: np.ndarray | None = None,
         feature_major_rows: np.ndarray | None = None,
+        sample_weight: np.ndarray | None = None,
     ) -> FastForest:
         """Grow the forest on (X, y_code), or on the examples ``rows`` of them (without copying them
         example-major first: the compiled code reads a feature-major copy, made here unless given as
-        ``feature_major_rows``, ``feature_major(X, rows)``, which forests of one fold can share)."""
+        ``feature_major_rows``, ``feature_major(X, rows)``, which forests of one fold can share).
+        ``sample_weight``: one non-negative weight per example of X (checked by the estimators; read
+        as :func:`~disdf.forests._compiled.kernels.grow_forest` says), or None: no weights."""
         X = _as_input(X)
         y_code = np.ascontiguousarray(y_code if rows is None else y_code[rows], dtype=np.int64)
         Xt = feature_major(X, rows) if feature_major_rows is None else feature_major_rows
@@ -133,6 +142,7 @@ class FastForest:
         self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest(
             Xt,
             y_code,
+            _row_weights(sample_weight, rows, n_rows),
             self.n_classes,
             self.n_trees,
             self.seed,
@@ -232,6 +242,20 @@ def feature_major(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
             X[start : start + block] if rows is None else X[rows[start : start + block]]
         ).T
     return Xt
+
+
+def _row_weights(sample_weight: np.ndarray | None, rows: np.ndarray | None, n_rows: int) -> np.ndarray:
+    """The grown examples' weights as the kernels read them (empty: no weights); refused when they
+    sum to 0, as every leaf would then know nothing."""
+    if sample_weight is None:
+        return np.empty(0)
+    weights = np.ascontiguousarray(sample_weight if rows is None else sample_weight[rows], dtype=np.float64)
+    if weights.shape != (n_rows,) or not weights.sum() > 0:
+        raise ValueError(
+            f"sample_weight of the forest's {n_rows} training examples must be {n_rows} weights >= 0 "
+            f"of positive sum; got shape {weights.shape} and sum {weights.sum()}"
+        )
+    return weights
 
 
 def _all_finite(X: np.ndarray) -> bool:

@@ -34,6 +34,15 @@ Gini criterion: candidate features are drawn without replacement until
 counts them), and further only until one non-constant feature was visited; a
 split must leave ``min_samples_leaf`` distinct examples on each side.
 
+Example weights (``sample_weight``) as scikit-learn (1.8 and later) reads them: a tree
+without bootstrap weighs each example by its weight in every sum of the Gini criterion and
+in its leaf's class distribution; a bootstrapped tree draws its n examples with probability
+proportional to the weights, and weighs each by how often it was drawn. Either way an example
+of weight 0 is in no node, and whole weights stand for repeated examples (exactly without
+bootstrap; a bootstrap draws n, not sum(weights), examples). ``min_samples_split`` and
+``min_samples_leaf`` count distinct examples, as scikit-learn does. No weights (an empty
+``sample_weight``) is the code path of old: the same random stream, the same trees.
+
 A best split orders the node's values of a feature (insertion sort, a filter of
 the forest's presorted order, or a sort), or, on a large node and a feature of
 at most 256 distinct values (pixels), reads a histogram of the node's class
@@ -110,6 +119,8 @@ TrainingData = namedtuple(
         "code_values",
         "n_codes",
         "binned",
+        "sample_weight",
+        "cumulative_weight",
     ],
 )
 GrowthRules = namedtuple(
@@ -225,6 +236,25 @@ def _example_weights(state, n, bootstrap):
 def bootstrap_counts(seed, tree, n):
     """The bootstrap counts tree ``tree`` of a bootstrapped forest seeded ``seed`` trains on."""
     return _example_weights(tree_stream(seed, tree), n, True)
+
+
+@nb.njit(cache=True, nogil=True)
+def _tree_sample_weights(state, sample_weight, cumulative_weight, n, bootstrap):
+    """Each example's weight in the tree (module docstring): without sample weights (empty),
+    :func:`_example_weights`; with them, the weight itself, or with bootstrap how often it is among
+    n draws in proportion to the weights (``cumulative_weight``: their running sum)."""
+    if sample_weight.shape[0] == 0:
+        return _example_weights(state, n, bootstrap)
+    if not bootstrap:
+        return sample_weight.copy()
+    weight = np.zeros(n)
+    total = cumulative_weight[n - 1]
+    for _ in range(n):
+        i = min(np.searchsorted(cumulative_weight, _uniform(state) * total, side="right"), n - 1)
+        while sample_weight[i] == 0.0:  # only if the product rounded up to total: the last weighed row
+            i -= 1
+        weight[i] += 1.0
+    return weight
 
 
 @nb.njit(cache=True, nogil=True)
@@ -361,7 +391,8 @@ def _best_threshold(y, weight, n_node, n_zero, min_leaf, node_counts, values, so
     sum_c L_c^2 / |L| + sum_c R_c^2 / |R| (larger = larger Gini decrease; -inf if
     no position leaves min_leaf examples on each side) is updated in O(1) per
     position from running sums of squares; with whole weights these sums are
-    exact, so moving the zeros at once gives the proxies of one at a time.
+    exact, so moving the zeros at once gives the proxies of one at a time (with
+    fractional sample weights, the same up to rounding).
     """
     n_sorted = n_node - n_zero
     if values[n_sorted - 1] <= (0.0 if n_zero > 0 else values[0]) + _FEATURE_THRESHOLD:
@@ -369,7 +400,7 @@ def _best_threshold(y, weight, n_node, n_zero, min_leaf, node_counts, values, so
     for c in range(left.shape[0]):  # left of the first position: the zeros, the node minus the rest
         left[c] = node_counts[c] if n_zero > 0 else 0.0
     for p in range(n_sorted if n_zero > 0 else 0):
-        left[y[sorted_samples[p]]] -= weight[sorted_samples[p]]  # exact: whole bootstrap counts
+        left[y[sorted_samples[p]]] -= weight[sorted_samples[p]]  # exact for whole weights (bootstrap counts)
     square_left = square_right = weight_left = weight_right = 0.0
     for c in range(right.shape[0]):
         right[c] = node_counts[c] - left[c]
@@ -573,15 +604,15 @@ def _tree_arrays(data, rules, state):
     """One tree's sample and working arrays (a TreeArrays), with the root on its stack.
 
     ``weight[i]``: how often example i is in the tree's sample (bootstrap counts,
-    or ones); ``samples``: the examples of weight > 0, increasing, of which each
-    node is a range. The rest is scratch reused by every node: the draw order of
-    the features, class weights (node, left, right), a node's sorted values,
+    or ones), or its sample weight (:func:`_tree_sample_weights`); ``samples``: the examples of
+    weight > 0, increasing, of which each node is a range. The rest is scratch reused by every
+    node: the draw order of the features, class weights (node, left, right), a node's sorted values,
     node-membership marks, the OR of a node's nonzero bits, and the depth-first
     stack of nodes to grow, rows (start, end, depth, parent node, is left child).
     """
     d, n = data.Xt.shape
     n_classes = rules.n_classes
-    weight = _example_weights(state, n, rules.bootstrap)
+    weight = _tree_sample_weights(state, data.sample_weight, data.cumulative_weight, n, rules.bootstrap)
     samples = np.flatnonzero(weight > 0)
     n_distinct = samples.shape[0]
     stack = np.empty((n_distinct + 1, 5), dtype=np.int64)
@@ -663,6 +694,10 @@ def _write_leaf(leaf_values, n_rows, counts, share_pure):
     total = 0.0
     for c in range(counts.shape[0]):
         total += counts[c]
+    if total <= 0.0:  # a tree whose bootstrap drew only examples of weight 0: it knows nothing
+        for c in range(counts.shape[0]):
+            leaf_values[n_rows, c] = 1.0 / counts.shape[0]
+        return -n_rows - 1, n_rows + 1
     if share_pure:
         top = 0  # the first largest class, as np.argmax
         for c in range(1, counts.shape[0]):
@@ -701,7 +736,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
     # Borrowed views: the steps called per node and per drawn feature take them without atomic
     # reference counting (3-8 % of a protocol tree's time); ``tree`` is kept alive to the end.
     Xt, y, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes, binned = (
-        _borrowed(data)
+        _borrowed(data[:10])  # not the weights: _tree_arrays reads them, once per tree
     )
     _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node, share_pure = rules
     feature, threshold, children, leaf_values = _borrowed(forest)
@@ -778,6 +813,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
 def grow_forest(
     Xt,
     y,
+    sample_weight,
     n_classes,
     n_trees,
     seed,
@@ -792,7 +828,9 @@ def grow_forest(
     share_pure,
 ):
     """Grow ``n_trees`` trees on X, given feature-major (``Xt``, float64 or float32: the same trees,
-    as every value read is widened to float64); y holds class codes in [0, n_classes).
+    as every value read is widened to float64); y holds class codes in [0, n_classes);
+    ``sample_weight``: float64, one weight >= 0 per example, of positive sum, for each tree to weigh
+    them (module docstring); empty: no weights.
 
     ``max_depth < 0`` means unlimited. Best splits of nodes of at least
     ``histogram_min_node`` examples on coded features read histograms
@@ -819,14 +857,14 @@ def grow_forest(
         histogram_min_node,
         share_pure,
     )
-    return _grow_all(Xt, y, rules, n_trees, seed, max_bins)
+    return _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins)
 
 
 @nb.njit(cache=True, nogil=True)
-def _grow_all(Xt, y, rules, n_trees, seed, max_bins):
+def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins):
     """Every tree, into arrays that grow as the trees need (not sized for the worst case up front)."""
     n = Xt.shape[1]
-    data = _training_data(Xt, y, rules.random_splits, rules.histogram_min_node, max_bins)
+    data = _training_data(Xt, y, sample_weight, rules.random_splits, rules.histogram_min_node, max_bins)
     n_classes = rules.n_classes
     # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
     room = max(n - 1, 1)
@@ -881,7 +919,7 @@ def _with_room(forest, n_nodes, n_rows, room):
 
 
 @nb.njit(cache=True, nogil=True)
-def _training_data(Xt, y, random_splits, histogram_min_node, max_bins):
+def _training_data(Xt, y, sample_weight, random_splits, histogram_min_node, max_bins):
     """What every tree reads, computed once per forest (a TrainingData).
 
     ``Xt``: X feature-major, so that a node's values of one feature are close;
@@ -922,7 +960,18 @@ def _training_data(Xt, y, random_splits, histogram_min_node, max_bins):
         if use_zero_bits and Xt[f].min() >= 0.0:
             first_nonzero[f] = np.sum(Xt[f] == 0.0)
     return TrainingData(
-        Xt, y, presorted, first_nonzero, _nonzero_bits(Xt), use_zero_bits, codes, code_values, n_codes, binned
+        Xt,
+        y,
+        presorted,
+        first_nonzero,
+        _nonzero_bits(Xt),
+        use_zero_bits,
+        codes,
+        code_values,
+        n_codes,
+        binned,
+        sample_weight,
+        np.cumsum(sample_weight),  # for bootstrap draws in proportion to the weights
     )
 
 
