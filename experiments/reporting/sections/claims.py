@@ -47,7 +47,7 @@ def scanning_claim(headline: pd.DataFrame, context: ReportContext) -> list[str]:
         return []
     row = mgs.claims_row(mgs.cell_effects(mgs.paired_differences(scanned, headline)))
     return [
-        f"MNIST, “{row['claim']}”: **{row['verdict']}** ({row['evidence']}; "
+        f"MNIST, “{row['claim']}”: **{row['verdict']}** for {row['scanner']} ({row['evidence']}; "
         f"{int(scanned['repetition'].nunique())} repetitions; rule and per-cell table: APPENDIX.md, "
         "“Multi-grained scanning”).",
         "",
