@@ -1,9 +1,9 @@
-"""REPORT.md section "The paper's claims": each claim of the paper's section 6 decided by rules fixed
-before computing (:mod:`experiments.analysis.paper_claims`), the qualifiers of the confirmed ones
-(:mod:`experiments.analysis.claim_qualifiers`), and what the paper's tables can tell about
-themselves (:mod:`experiments.analysis.paper_statistics`).
+"""REPORT.md section "The paper's claims": each sentence of the paper's section 6 that makes a claim,
+decided at the split by one symmetric rule set (:mod:`experiments.analysis.paper_claims`). Each row's
+statistics, the qualifiers of the confirmed sentences and the paper's tables' own statistics are
+APPENDIX.md's (:mod:`experiments.reporting.sections.claim_rows`).
 
-    python -m experiments.reporting.report --section claims     # after make reproduce and make audit
+    python -m experiments.reporting.report --section claims     # after make reproduce (and make mgs)
 """
 
 from __future__ import annotations
@@ -11,42 +11,52 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
-from experiments.analysis.claim_qualifiers import qualifiers_section
-from experiments.analysis.paper_claims import paper_claims_section
-from experiments.analysis.paper_statistics import paper_statistics_section
+from experiments.analysis.paper_claims import (
+    Decision,
+    counts_lines,
+    rules_text,
+    sentence_decisions,
+    sentence_table,
+)
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
-from experiments.reporting.sections.audit import MECHANISMS, mechanism_records
+
+APPENDIX_TITLE = "The paper's claims: rows, qualifiers and the paper's tables"
 
 
-def render(context: ReportContext) -> Rendered | None:
-    """The claims, their qualifiers and the paper's tables' own statistics; None without headline records."""
-    headline, _ = context.records("paper")
-    if headline.empty:
-        return None
-    paper = pd.read_csv(PAPER_TABLES)
-    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context)).empty}
-    lines = [
-        *paper_claims_section(headline, paper),
-        *scanning_claim(headline, context),
-        *qualifiers_section(headline, runs, paper),
-        *paper_statistics_section(headline, paper),
-    ]
-    return Rendered("\n".join(lines))
-
-
-def scanning_claim(headline: pd.DataFrame, context: ReportContext) -> list[str]:
-    """Section 6's claim on multi-grained scanning, decided by its own rule (sections/mgs.py), in one line."""
+def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataFrame) -> list[Decision]:
+    """Every sentence decided on the headline's records (and experiment=mgs's, for the scanning one)."""
     scanned, _ = context.records("mgs")
-    if scanned.empty:
-        return []
-    row = mgs.claims_row(mgs.cell_effects(mgs.paired_differences(scanned, headline)))
+    scanning = None if scanned.empty else mgs.paired_differences(scanned, headline)
+    return sentence_decisions(headline, paper, scanning)
+
+
+def claims_lines(decisions: list[Decision]) -> list[str]:
+    """The section's Markdown lines: the rules, one line per sentence, the counts."""
     return [
-        f"MNIST, “{row['claim']}”: **{row['verdict']}** ({row['evidence']}; "
-        f"{int(scanned['repetition'].nunique())} repetitions; rule and per-cell table: APPENDIX.md, "
-        "“Multi-grained scanning”).",
+        "## The paper's claims (its section 6)",
+        "",
+        rules_text(brief=True),
+        "",
+        sentence_table(decisions),
+        "",
+        *counts_lines(decisions),
+        "",
+        f"Rules in full, each row's CI and p-values, qualifiers, the paper's tables: APPENDIX.md, "
+        f"“{APPENDIX_TITLE}”.",
         "",
     ]
 
 
-SECTION = Section("claims", "the records of experiment=paper and of the audit's mechanisms", render)
+def render(context: ReportContext) -> Rendered | None:
+    """The sentences and the rules' history; None without headline records."""
+    headline, _ = context.records("paper")
+    if headline.empty:
+        return None
+    paper = pd.read_csv(PAPER_TABLES)
+    decisions = decisions_of(context, headline, paper)
+    lines = claims_lines(decisions)
+    return Rendered("\n".join(lines))
+
+
+SECTION = Section("claims", "the records of experiment=paper (and of experiment=mgs)", render)

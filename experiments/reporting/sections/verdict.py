@@ -25,20 +25,21 @@ from experiments.analysis.paper_claims import (
     ALPHA,
     CONFIRMED,
     EQUIVALENCE_MARGIN,
-    REFUTED,
-    UNDECIDED,
     cells_of,
-    claim_verdicts,
     contrast,
+    counts_text,
+    is_method_sentence,
     paper_contrast,
     paper_differences,
     split_differences,
+    verdict_counts,
 )
 from experiments.analysis.paper_statistics import repetitions_consistent, sign_pattern, spread_across_T
 from experiments.analysis.statistics import contrast_below_p, contrast_equivalent, mean_ci, one_sample_t
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
+from experiments.reporting.sections.claims import decisions_of
 
 FIGURE = "figures/difference_forest.png"
 SUMMARY = "report/summary.md"
@@ -144,7 +145,7 @@ def conclusion(facts: dict) -> str:
         f"across T as single splits of ours do (about {facts['n_hat']} repetitions per cell, not 100, "
         "unless its runs varied between T), it chose λ on test data, and its DisDF beats gcF in "
         f"{facts['paper_signs']} of cells where our single splits do in {facts['our_signs']}. "
-        f"Of its section-6 statements: {facts['claims']}. "
+        f"Of its section-6 sentences: {facts['claims']}. "
         "**Take from it:** expect gcForest's accuracy from DisDF; on these small samples a plain forest of "
         f"extremely randomised trees was more accurate than both cascades in {facts['baselines']}."
     )
@@ -170,7 +171,8 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     signs = sign_pattern(headline, paper)
     paper_pct = signs["paper: DisDF > gcF"].str.rstrip("%").astype(float)
     our_pct = signs["our splits: DisDF > gcF"].str.rstrip("%").astype(float)
-    verdicts = claim_verdicts(headline, paper)["verdict"].value_counts()
+    decisions = decisions_of(context, headline, paper)
+    methods = [d for d in decisions if is_method_sentence(d.sentence)]
     return {
         "effects": effects,
         "mechanisms": mechanisms,
@@ -179,8 +181,8 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
         "n_hat": f"{pooled['n_hat']:.1f} [{pooled['ci_low']:.1f}, {pooled['ci_high']:.1f}]",
         "paper_signs": f"{paper_pct.min():.0f}–{paper_pct.max():.0f} %",
         "our_signs": f"{our_pct.min():.0f}–{our_pct.max():.0f} %",
-        "claims": f"{verdicts.get(CONFIRMED, 0)} confirmed, {verdicts.get(REFUTED, 0)} refuted, "
-        f"{verdicts.get(UNDECIDED, 0)} not decided",
+        "claims": f"{counts_text(verdict_counts(decisions))} of {len(decisions)} (of the {len(methods)} "
+        f"on DisDF against gcF, {verdict_counts(methods)[CONFIRMED]} confirmed)",
         "baselines": baseline_phrase(context, headline),
     }
 
