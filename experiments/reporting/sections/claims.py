@@ -1,7 +1,8 @@
 """REPORT.md section "The paper's claims": each sentence of the paper's section 6 that makes a claim,
-decided at the split by one symmetric rule set (:mod:`experiments.analysis.paper_claims`). Each row's
-statistics, the qualifiers of the confirmed sentences and the paper's tables' own statistics are
-APPENDIX.md's (:mod:`experiments.reporting.sections.claim_rows`).
+decided at the split by one symmetric rule set (:mod:`experiments.analysis.paper_claims`), and what
+the rule changes moved (:mod:`experiments.analysis.claim_history`). Each row's statistics, the
+qualifiers of the confirmed sentences and the paper's tables' own statistics are APPENDIX.md's
+(:mod:`experiments.reporting.sections.claim_rows`).
 
     python -m experiments.reporting.report --section claims     # after make reproduce (and make mgs)
 """
@@ -11,12 +12,12 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
+from experiments.analysis.claim_history import claims_table_lines, read_history, records_digest
 from experiments.analysis.paper_claims import (
     Decision,
     counts_lines,
     rules_text,
     sentence_decisions,
-    sentence_table,
 )
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
@@ -31,15 +32,14 @@ def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     return sentence_decisions(headline, paper, scanning)
 
 
-def claims_lines(decisions: list[Decision]) -> list[str]:
-    """The section's Markdown lines: the rules, one line per sentence, the counts."""
+def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest: str) -> list[str]:
+    """The section's Markdown lines: the rules, one line per sentence, the counts, the rules' history."""
     return [
         "## The paper's claims (its section 6)",
         "",
         rules_text(brief=True),
         "",
-        sentence_table(decisions),
-        "",
+        *claims_table_lines(history, decisions, digest),
         *counts_lines(decisions),
         "",
         f"Rules in full, each row's CI and p-values, qualifiers, the paper's tables: APPENDIX.md, "
@@ -55,7 +55,7 @@ def render(context: ReportContext) -> Rendered | None:
         return None
     paper = pd.read_csv(PAPER_TABLES)
     decisions = decisions_of(context, headline, paper)
-    lines = claims_lines(decisions)
+    lines = claims_lines(decisions, read_history(context.folder), records_digest(headline))
     return Rendered("\n".join(lines))
 
 
