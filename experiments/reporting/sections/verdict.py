@@ -6,9 +6,10 @@ summary figure, a forest plot of every cell's DisDF − gcF with the paper's val
 The effect of a dataset is DisDF − gcF in points averaged over its 16 cells: per split the mean over
 the T (they share the split), then over the independent N
 (:func:`experiments.analysis.paper_claims.contrast`). Its equivalence verdict is a TOST at
-:data:`EQUIVALENCE_MARGIN`, declared in :mod:`experiments.analysis.paper_claims` before any record was
-read. The conclusion and the table also go to ``report/summary.md``, which
-:mod:`experiments.reporting.report` copies into README.md's generated block.
+:data:`EQUIVALENCE_MARGIN`, declared in :mod:`experiments.analysis.paper_claims` on 2026-11-22, after
+the first headline records had been read (the claims section dates it). The conclusion and the table
+also go to ``report/summary.md``, which :mod:`experiments.reporting.report` copies into README.md's
+generated block.
 """
 
 from __future__ import annotations
@@ -290,7 +291,8 @@ def render(context: ReportContext) -> Rendered | None:
             "Per dataset: DisDF − gcF averaged over the 16 cells (per split over T, then over the "
             "independent N), "
             f"with its 95 % CI; the paper's same average; equivalence by TOST at ±{EQUIVALENCE_MARGIN:g} pp "
-            "(the margin fixed in `experiments/analysis/paper_claims.py` before any record was read); "
+            "(the margin declared in `experiments/analysis/paper_claims.py` after the first records were "
+            "read: see the claims' dates); "
             "'smaller than the paper's': a minimum-effect t-test at α = 0.05; cells: paired Wilcoxon, Holm.",
             "",
             f"![DisDF − gcF per cell, ours and the paper's]({FIGURE})",
