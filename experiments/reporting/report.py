@@ -72,7 +72,7 @@ SECTIONS: tuple[Section, ...] = (
     scale.SECTION,
 )
 #: The sections that go to APPENDIX.md, not REPORT.md: the claims' rows in detail (REPORT.md has one line
-#: per sentence), multi-grained scanning's per-cell detail (its sentence is a line of the claims section)
+#: per sentence), multi-grained scanning's per-cell detail (its sentence is in the claims section)
 #: and engineering (runs, timings, full MNIST, speed, growing data).
 #: The benchmark beyond the paper's datasets waits there until REPORT.md's main part is cut to make room
 #: (REPORT.md stays within 250 lines).
