@@ -25,7 +25,7 @@ dates them. These rules were written on 2026-11-27, after every record existed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -126,8 +126,9 @@ DIFFERENCE, ACCURACY, SCANNING = "DisDF − gcF", "accuracy", "without − with 
 
 
 def mean_of(cells: Iterable[Cell]) -> Weights:
-    cells = list(cells)
-    return {cell: 1.0 / len(cells) for cell in cells}
+    """The mean of ``cells``: each weighs 1 / their number."""
+    listed = list(cells)
+    return {cell: 1.0 / len(listed) for cell in listed}
 
 
 def minus(first: Weights, second: Weights) -> Weights:
@@ -453,7 +454,9 @@ class Decision:
 class Tables:
     """The per-split tables of the records (and of the scanning pairs), and the paper's."""
 
-    def __init__(self, records: pd.DataFrame, paper: pd.DataFrame, scanning: pd.DataFrame | None = None):
+    def __init__(
+        self, records: pd.DataFrame, paper: pd.DataFrame, scanning: pd.DataFrame | None = None
+    ) -> None:
         self.ours = {DIFFERENCE: split_differences(records), ACCURACY: split_mean_accuracy(records)}
         if scanning is not None and not scanning.empty:
             self.ours[SCANNING] = scanning_differences(scanning)
@@ -545,7 +548,7 @@ def _number(value: float) -> str:
     return "—" if not np.isfinite(value) else f"{value:+.1f}"
 
 
-def _by_group(rows: tuple[RowResult, ...], text, labelled: bool = True) -> str:
+def _by_group(rows: tuple[RowResult, ...], text: Callable[[RowResult], str], labelled: bool = True) -> str:
     """A sentence's rows, grouped by table and method when it names several: "Ecoli: N=80 -0.1≈ N=100
     +0.1≈; Ionosphere: ..." (rows we add marked *; ``labelled`` False: the values alone, "—" if none)."""
     if not labelled and not any(np.isfinite(r.paper) for r in rows):
