@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -189,6 +189,13 @@ EXPERIMENT ?= paper
 # the experiment whose records it holds (the refusals print both).
 tables: install
 	$(BIN)/python -m experiments.reporting.report experiment=$(EXPERIMENT) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE)) runtime.output_dir=$(RESULTS)
+
+# The paper's claims under each earlier rule set, each run by its own code from git history on the
+# headline's records (results/claims/rule_history.csv: needs the repository's history), then REPORT.md's
+# claims section, which sets them beside today's verdicts.
+claim-history: install
+	$(BIN)/python scripts/tools/claim_rule_history.py
+	$(BIN)/python -m experiments.reporting.report --section claims
 
 # Baselines on the headline's splits (level 1 alone, RF and ET with 4T trees, 5-NN), every cell,
 # 100 repetitions (about 15 min), then REPORT.md's "Baselines" against gcF and DisDF.

@@ -1,14 +1,15 @@
-"""What a confirmed DisDF − gcF claim depends on: the audit's mechanisms and the choice of test.
+"""What a confirmed "DisDF beats gcF" sentence depends on: the audit's mechanisms and the choice of test.
 
-For each confirmed claim of kind ``outperforms`` (:mod:`experiments.analysis.paper_claims`):
+For each confirmed sentence claiming DisDF higher than gcF (:mod:`experiments.analysis.paper_claims`):
 
 - ``mechanism_changes``: DisDF − gcF at T = 100 under each audit mechanism (the paper's base code's
   refit test vectors, ``min_samples_split = 11``, stratified or subject-disjoint splits), and its change
   against ours, paired by split, with a 95 % CI and a Wilcoxon p; a mechanism that makes the
   effect vanish or shrink is a condition the claim holds under only;
-- ``counts_by_test``: the cells where DisDF is significantly better / worse (Holm within the dataset)
-  by the paired Wilcoxon test of the tables (zero differences dropped), by Wilcoxon with Pratt's
-  zero handling, and by a paired t-test; and the share of splits whose two methods tie exactly.
+- ``counts_by_test``, descriptive (the sentence is decided at the split, not by cells): the cells
+  where DisDF is significantly better / worse (Holm within the dataset) by the paired Wilcoxon test
+  of the tables (zero differences dropped), by Wilcoxon with Pratt's zero handling, and by a paired
+  t-test; and the share of splits whose two methods tie exactly.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.cells import DATASET_NAMES
 from experiments.analysis.paper_claims import (
     ALPHA,
-    CLAIMS,
     CONFIRMED,
-    DATASET_NAMES,
-    Claim,
-    claim_verdicts,
+    GREATER,
+    Decision,
     effect_text,
+    is_method_sentence,
 )
 from experiments.analysis.statistics import (
     holm,
@@ -84,26 +85,24 @@ def _reading(level: dict, change: dict, p: float) -> str:
     return "shrinks it to non-significance" if level["ci_low"] <= 0 else "shrinks it"
 
 
-def counts_by_test(records: pd.DataFrame, claim: Claim) -> pd.DataFrame:
-    """Cells of the claim where DisDF is better / worse by each test (Holm within the dataset's cells)."""
-    data = records[records["dataset"] == claim.dataset]
+def counts_by_test(records: pd.DataFrame, dataset: str, concerned: set[tuple[int, int]]) -> pd.DataFrame:
+    """The ``concerned`` (N, T) cells where DisDF is better / worse by each test (Holm within the
+    dataset's cells): a description, not the rule."""
+    data = records[records["dataset"] == dataset]
     wide = data.pivot_table(index=["N", "T", "repetition"], columns="method", values="accuracy").dropna()
     cells = wide.groupby(level=["N", "T"])
+    mine = np.array([key in concerned for key in cells.groups])
     rows = []
     for name, test in TESTS.items():
         p = np.array([test(group["disdf"].to_numpy(), group["gcforest"].to_numpy()) for _, group in cells])
         sign = np.array([np.sign((group["disdf"] - group["gcforest"]).mean()) for _, group in cells])
-        keys = list(cells.groups)
-        concerned = np.array(
-            [(claim.Ns is None or N in claim.Ns) and (claim.Ts is None or T in claim.Ts) for N, T in keys]
-        )
         significant = holm(p) < ALPHA
         rows.append(
             {
                 "test": name,
-                "better": int((significant & (sign > 0) & concerned).sum()),
-                "worse": int((significant & (sign < 0) & concerned).sum()),
-                "cells": int(concerned.sum()),
+                "better": int((significant & (sign > 0) & mine).sum()),
+                "worse": int((significant & (sign < 0) & mine).sum()),
+                "cells": int(mine.sum()),
             }
         )
     return pd.DataFrame(rows)
@@ -118,27 +117,30 @@ def tie_shares(records: pd.DataFrame, dataset: str) -> tuple[float, float]:
 
 
 def qualifiers_section(
-    headline: pd.DataFrame, runs: dict[str, pd.DataFrame], paper: pd.DataFrame
+    headline: pd.DataFrame, runs: dict[str, pd.DataFrame], decisions: list[Decision]
 ) -> list[str]:
-    """Markdown lines: for each confirmed ``outperforms`` claim, its mechanisms and its counts by test."""
-    verdicts = claim_verdicts(headline, paper)
+    """Markdown lines: for each confirmed sentence that DisDF beats gcF, its mechanisms and,
+    descriptively, its cell counts by test."""
     lines = []
-    for claim in CLAIMS:
-        row = verdicts[verdicts["claim"].str.rstrip("*") == claim.number]
-        row = row[row["dataset"] == DATASET_NAMES.get(claim.dataset, claim.dataset)]
-        if claim.kind != "outperforms" or row.empty or row["verdict"].iloc[0] != CONFIRMED:
+    for decision in decisions:
+        sentence = decision.sentence
+        if not is_method_sentence(sentence) or sentence.claim != GREATER or decision.verdict != CONFIRMED:
             continue
-        name = DATASET_NAMES.get(claim.dataset, claim.dataset)
-        counts = counts_by_test(headline, claim)
-        low, high = tie_shares(headline, claim.dataset)
+        dataset = decision.rows[0].row.dataset
+        name = DATASET_NAMES.get(dataset, dataset)
+        concerned = {cell for r in decision.rows for cell, weight in r.row.weights.items() if weight}
+        counts = counts_by_test(headline, dataset, concerned)
+        low, high = tie_shares(headline, dataset)
         by_test = ", ".join(f"{r.test} {r.better}/{r.cells} (worse {r.worse})" for r in counts.itertuples())
         lines += [
-            f"**Claim {claim.number} ({name}) holds only with qualifiers.** Cells where DisDF is "
-            f"significantly better (Holm): {by_test}; in each cell {low:.0%}–{high:.0%} of the splits "
-            "give both methods exactly the same accuracy, so the count depends on how a test treats ties. "
-            f"Under the audit's mechanisms at T = {AUDIT_T} (change: mechanism − ours, paired by split):",
+            f"**Sentence {sentence.number} ({name}) holds only with qualifiers.** Under the "
+            f"audit's mechanisms at T = {AUDIT_T} (change: mechanism − ours, paired by split):",
             "",
-            mechanism_changes(headline, runs, claim.dataset).to_markdown(index=False),
+            mechanism_changes(headline, runs, dataset).to_markdown(index=False),
+            "",
+            f"Its cells, described (the sentence is decided at the split): DisDF significantly better "
+            f"(Holm within the dataset) by {by_test}; in each cell {low:.0%}–{high:.0%} of the splits give "
+            "both methods exactly the same accuracy, so a cell count depends on how a test treats ties.",
             "",
         ]
     return lines

@@ -1,163 +1,341 @@
-"""A verdict for every claim of the paper's section 6, each decided by a number from our records.
+"""A verdict for every sentence of the paper's section 6 that makes a claim, decided at the split.
 
-The claims (``CLAIMS``), the equivalence margin and the rules (``RULES``) are fixed here, before
-anything is computed, and applied mechanically by ``claim_verdicts``. Every difference is
-DisDF − gcF in percentage points. Splits: one per (dataset, N, repetition), shared by every T and
-both methods, so cells of the same N are paired by repetition and cells of different N are
-independent; every effect below is therefore a contrast computed per split within each N and
-summed over the independent N (:func:`experiments.analysis.statistics.contrast_over_independent_groups`).
+The unit of independence is the split: one per (dataset, N, repetition), shared by the four T and
+both methods (and by the nested level-1 forests), so the 16 cells of a table are not 16 pieces of
+evidence. Each sentence (``SENTENCES``) names its *rows*: one test per N at the split, or one
+contrast fixed by the sentence, never one per cell.
 
-``paper_claims_section`` puts the rules and the table of verdicts into markdown lines.
+- a claim about the methods (DisDF − gcF): per split the difference averaged over the T the sentence
+  names (all four when it names none), one row per N;
+- a claim about T: per split a contrast between T (accuracy averaged over the two methods, which
+  share the split), one row per N;
+- a contrast across N ("the largest difference by N = 50", "more training data"): per-split contrasts
+  summed over the independent N (:func:`experiments.analysis.statistics.contrast_over_independent_groups`);
+- scanning (sentence 15): accuracy without − with multi-grained scanning, per method and N, on the
+  splits of ``experiment=mgs``.
+
+Each row gives one *finding* (:data:`FINDINGS`) from one-sided t-tests each way and a TOST at
+±:data:`EQUIVALENCE_MARGIN`, each Holm-corrected across the rows of its sentence; the finding decides
+the row by what the row claims (:data:`VERDICT_OF`, the same table for every sentence); the rows
+decide the sentence by its quantifier (:func:`combine`, :func:`sentence_verdict`). Rows we add (not
+named by the paper) are decided alike, shown marked and never counted. :data:`RULES` is the text
+APPENDIX.md prints (REPORT.md :data:`RULES_BRIEF`); :data:`experiments.analysis.claim_history.TIMELINE`
+dates them. These rules were written on 2026-11-27, after every record existed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.cells import DATASET_NAMES, LABELS, paired_tests
-from experiments.analysis.statistics import (
-    contrast_below_p,
-    contrast_equivalent,
-    contrast_over_independent_groups,
-    holm,
-)
+from experiments.analysis.cells import DATASET_NAMES, LABELS
+from experiments.analysis.statistics import contrast_over_independent_groups, contrast_tost_p, holm
 
 ALPHA = 0.05
-#: Equivalence margin (percentage points) of every TOST that refutes a claim; declared before any data.
+#: Equivalence margin (percentage points) of every TOST: the smallest difference the report counts.
+#: First set on 2026-11-22 at 03:01 UTC (commit 68e2c32), after the first 100-repetition headline had
+#: been committed and read (:data:`experiments.analysis.claim_history.TIMELINE`).
 EQUIVALENCE_MARGIN = 1.0
 POINTS = 100.0  # accuracy in [0, 1] -> percent / percentage points
 CONFIRMED, REFUTED, UNDECIDED = "confirmed", "refuted", "not decided"
+VERDICTS = (CONFIRMED, REFUTED, UNDECIDED)
+SYMBOLS = {CONFIRMED: "✔", REFUTED: "✘", UNDECIDED: "?"}
+N_GRID = (50, 80, 100, 120)
+T_GRID = (100, 400, 700, 1000)
 
+# --- the rule set ---------------------------------------------------------------------------------
 
-RULES = {
-    "outperforms": "“DisDF outperforms gcF” over some cells. Confirmed: DisDF significantly better "
-    "(paired Wilcoxon per cell, Holm within the dataset's 16 cells) in more than half of the cells "
-    "and worse in none. Refuted only by evidence against it: the pooled effect over the cells "
-    "significantly below 0 (t-test), or equivalent to 0 (TOST within ±{m} pp), or significantly "
-    "smaller than the paper's own pooled difference (minimum-effect t-test). Otherwise not decided.",
-    "not_significant": "“the difference is not significant” (the paper ran no test): confirmed when "
-    "no cell concerned is significant (Holm), refuted otherwise.",
-    "not_better": "“DisDF does not outperform gcF”: confirmed when the pooled effect is equivalent to 0 "
-    "(TOST ±{m} pp) or significantly below 0; refuted when significantly above 0; else not decided.",
-    "larger_than_rest": "“largest / larger at c”: a contrast fixed by the claim, c's mean minus the mean "
-    "of the other cells (rows) of the table, t-test: significantly above 0 confirmed, significantly "
-    "below 0 refuted, else not decided (symmetric; no data-chosen argmax).",
-    "better_contrast": "“more trees give higher accuracy”: a contrast fixed by the claim, per method (and "
-    "N), Holm over the claim's contrasts: significantly above 0 confirmed; significantly below 0 or "
-    "equivalent to 0 (TOST ±{m} pp) refuted; else not decided.",
-    "majority": "Several contrasts (methods, rows) of one claim: confirmed if more than half are "
-    "confirmed and none refuted, refuted if more than half are refuted, else not decided.",
+#: A row's finding: inside ±margin (TOST), else significantly above or below 0 (t-test), else neither.
+EQUIVALENT, HIGHER, LOWER, NEITHER = "equivalent", "higher", "lower", "neither"
+FINDINGS = (EQUIVALENT, HIGHER, LOWER, NEITHER)
+MARKS = {EQUIVALENT: "≈", HIGHER: "▲", LOWER: "▼", NEITHER: "?"}
+#: What a row claims about its quantity.
+GREATER, NOT_GREATER, NO_DIFFERENCE = "greater", "not greater", "no difference"
+#: The one decision table: each claim is confirmed by the findings that say it, refuted by those that
+#: contradict it; "not greater" is the negation of "greater"; "neither" decides nothing.
+VERDICT_OF = {
+    GREATER: {HIGHER: CONFIRMED, EQUIVALENT: REFUTED, LOWER: REFUTED, NEITHER: UNDECIDED},
+    NOT_GREATER: {HIGHER: REFUTED, EQUIVALENT: CONFIRMED, LOWER: CONFIRMED, NEITHER: UNDECIDED},
+    NO_DIFFERENCE: {EQUIVALENT: CONFIRMED, HIGHER: REFUTED, LOWER: REFUTED, NEITHER: UNDECIDED},
 }
+#: A sentence's quantifier over its rows (within each table and method it names; across those: every).
+EVERY, MOST, SOME = "every", "most", "some"
+
+RULES = (
+    "Rules (`experiments/analysis/paper_claims.py`, α = {alpha}). Unit: the split, shared by the four T "
+    "and both methods. Methods: DisDF − gcF per split averaged over the T the sentence names (else all "
+    "four), one row per N; T: a contrast of T within each split (both methods' mean accuracy); a contrast "
+    "across N sums per-split contrasts over the independent N. Per row, one-sided t-tests each way and a "
+    "TOST at ±{m} point, Holm across the sentence's rows, give ≈ equivalent (first: a significant "
+    "difference inside ±{m} counts as none), ▲ higher, ▼ lower or ? neither. “Higher” is confirmed by ▲, "
+    "refuted by ≈ or ▼; “does not outperform” the reverse; “not significant” confirmed by ≈, refuted by "
+    "▲ or ▼. A sentence is confirmed (refuted) when its confirmed (refuted) rows alone settle it: “in "
+    "most cases” needs more than half of its rows, “may” one, any other all, per table and method named. "
+    "Rows we add (*) are decided alike and not counted."
+)
+#: The rules in brief, for REPORT.md (in full: :data:`RULES`, APPENDIX.md).
+RULES_BRIEF = (
+    "Rules (`experiments/analysis/paper_claims.py`, α = {alpha}; in full in APPENDIX.md): a row per N at "
+    "the split (DisDF − gcF averaged over the split's T; for T, a contrast within the split), one-sided "
+    "t-tests each way and a TOST at ±{m} point, Holm across the sentence's rows. ≈ (inside ±{m}, checked "
+    "first) refutes “higher” and confirms “not significant”; ▲ or ▼ the reverse. “In most cases” needs "
+    "more than half of its rows, “may” one, any other sentence all."
+)
+
+
+def combine(verdicts: Iterable[str], quantifier: str) -> str:
+    """Rows' verdicts combined by a quantifier, three-valued: a sentence is confirmed when the rows'
+    confirmations alone make it true, refuted when their refutations alone make it false (an
+    undecided row may go either way), else not decided; no rows: not decided.
+
+    ``EVERY``: confirmed if every row is, refuted if one is. ``MOST`` (more than half hold): confirmed
+    if more than half are confirmed, refuted if at least half are refuted. ``SOME`` (at least one
+    holds): confirmed if one is confirmed, refuted if every row is refuted.
+    """
+    verdicts = list(verdicts)
+    n, confirmed, refuted = len(verdicts), verdicts.count(CONFIRMED), verdicts.count(REFUTED)
+    if n == 0:
+        return UNDECIDED
+    if quantifier == EVERY:
+        return REFUTED if refuted else CONFIRMED if confirmed == n else UNDECIDED
+    if quantifier == MOST:
+        return CONFIRMED if confirmed > n / 2 else REFUTED if refuted >= n / 2 else UNDECIDED
+    if quantifier == SOME:
+        return CONFIRMED if confirmed else REFUTED if refuted == n else UNDECIDED
+    raise ValueError(f"unknown quantifier {quantifier!r}; expected one of {EVERY!r}, {MOST!r}, {SOME!r}")
+
+
+def finding(p_higher: float, p_lower: float, p_tost: float) -> str:
+    """A row's finding from its Holm-corrected p-values (one-sided t each way, TOST): equivalence
+    first, then a significant direction, else neither."""
+    if p_tost < ALPHA:
+        return EQUIVALENT
+    if p_higher < ALPHA:
+        return HIGHER
+    return LOWER if p_lower < ALPHA else NEITHER
+
+
+# --- sentences and their rows -----------------------------------------------------------------------
+
+Cell = tuple[int, int]
+Weights = dict[Cell, float]
+DIFFERENCE, ACCURACY, SCANNING = "DisDF − gcF", "accuracy", "without − with scanning"
+
+
+def mean_of(cells: Iterable[Cell]) -> Weights:
+    """The mean of ``cells``: each weighs 1 / their number."""
+    listed = list(cells)
+    return {cell: 1.0 / len(listed) for cell in listed}
+
+
+def minus(first: Weights, second: Weights) -> Weights:
+    """The contrast ``first`` − ``second`` (cells in both add up)."""
+    out = dict(first)
+    for cell, weight in second.items():
+        out[cell] = out.get(cell, 0.0) - weight
+    return out
+
+
+def at(N: int, Ts: Iterable[int] = T_GRID) -> Weights:
+    """The split's mean over ``Ts`` at ``N``."""
+    return mean_of((N, T) for T in Ts)
+
+
+def cell_vs_rest(N: int, T: int) -> Weights:
+    return minus(at(N, (T,)), mean_of((n, t) for n in N_GRID for t in T_GRID if (n, t) != (N, T)))
+
+
+def row_vs_rest(N: int) -> Weights:
+    return minus(at(N), mean_of((n, t) for n in N_GRID if n != N for t in T_GRID))
+
+
+def t_contrast(N: int, high: tuple[int, ...], low: tuple[int, ...]) -> Weights:
+    return minus(at(N, high), at(N, low))
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One claim: where it applies (``Ns``/``Ts``; None = all) and which rule decides it.
+class Row:
+    """One test of a sentence: a quantity of one dataset (and method, for scanning) and the weighted
+    sum of its cells that the sentence is about. ``label``: the row in full (APPENDIX.md); ``short``:
+    within its sentence's line of REPORT.md (empty: the sentence's one row); ``ours``: a row the
+    paper's sentence does not name."""
 
-    ``versus``: for a contrast, the other side (None: every other cell of the table; a tuple of
-    (N, T) cells otherwise); ``quantity``: "difference" (DisDF − gcF) or "accuracy" (per method);
-    ``ours``: a row we add, not named in the paper's text.
-    """
+    dataset: str
+    label: str
+    quantity: str
+    weights: Weights = field(compare=False)
+    method: str | None = None
+    ours: bool = False
+    short: str = ""
+
+    @property
+    def group(self) -> tuple[str, str | None]:
+        """The table and method the row belongs to (a sentence holds for each it names)."""
+        return self.dataset, self.method
+
+    def name(self) -> str:
+        """The row in full: "Ecoli N=80: T=400/700 − 1000*"."""
+        words = [
+            DATASET_NAMES.get(self.dataset, self.dataset),
+            *([LABELS[self.method]] if self.method else []),
+        ]
+        return " ".join([*words, self.label]) + ("*" if self.ours else "")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of section 6: the paper's words, what each of its rows claims, its quantifier."""
 
     number: str
-    dataset: str
     text: str
-    kind: str
-    Ns: tuple[int, ...] | None = None
-    Ts: tuple[int, ...] | None = None
-    versus: tuple[tuple[int, int], ...] | None = None
-    quantity: str = "difference"
-    ours: bool = False
+    claim: str
+    rows: tuple[Row, ...]
+    quantifier: str = EVERY
+    about: str = DIFFERENCE
 
 
-ALL_T = (100, 400, 700, 1000)
-CLAIMS = (
-    Claim("1", "parkinsons", "DisDF > gcF “in most cases”", "outperforms"),
-    Claim("2", "parkinsons", "difference “not significant by N=50 and 120”", "not_significant", Ns=(50, 120)),
-    Claim(
+def _per_n(dataset: str, Ns: Iterable[int], Ts: tuple[int, ...] = T_GRID) -> tuple[Row, ...]:
+    """DisDF − gcF per N, averaged over the split's ``Ts``."""
+    suffix = "" if Ts == T_GRID else ", T=" + "/".join(map(str, Ts))
+    Ns = tuple(Ns)
+    return tuple(
+        Row(dataset, f"N={N}{suffix}", DIFFERENCE, at(N, Ts), short=f"N={N}" if len(Ns) > 1 else "")
+        for N in Ns
+    )
+
+
+def _cell_rest(dataset: str, N: int, T: int) -> tuple[Row, ...]:
+    return (Row(dataset, f"N={N},T={T} − the other cells", DIFFERENCE, cell_vs_rest(N, T)),)
+
+
+PAPER_DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")
+SENTENCES: tuple[Sentence, ...] = (
+    Sentence("1", "Parkinsons: DisDF > gcF “in most cases”", GREATER, _per_n("parkinsons", N_GRID), MOST),
+    Sentence(
+        "2",
+        "Parkinsons: the difference “is not significant by N=50 and 120”",
+        NO_DIFFERENCE,
+        _per_n("parkinsons", (50, 120)),
+    ),
+    Sentence(
         "3",
-        "parkinsons",
-        "“larger by N=100 and the small amount of trees” [T=100]",
-        "larger_than_rest",
-        Ns=(100,),
-        Ts=(100,),
+        "Parkinsons: “larger by N=100 and the small amount of trees” [T=100 − the other cells]",
+        GREATER,
+        _cell_rest("parkinsons", 100, 100),
     ),
-    Claim(
+    Sentence(
         "4",
-        "parkinsons",
-        "“largest difference … by T=1000 and N=100”",
-        "larger_than_rest",
-        Ns=(100,),
-        Ts=(1000,),
+        "Parkinsons: “the largest difference … by T=1000 and N=100” [− the other cells]",
+        GREATER,
+        _cell_rest("parkinsons", 100, 1000),
     ),
-    Claim("5", "ecoli", "“largest difference … by N=50” [row]", "larger_than_rest", Ns=(50,)),
-    Claim(
+    Sentence(
+        "5",
+        "Ecoli: “the largest difference … by N=50” [row − the other rows]",
+        GREATER,
+        (Row("ecoli", "N=50 row − the other rows", DIFFERENCE, row_vs_rest(50)),),
+    ),
+    Sentence(
         "6",
-        "ecoli",
-        "DisDF > gcF “by the very small amount of training data” [N=50]",
-        "outperforms",
-        Ns=(50,),
+        "Ecoli: DisDF > gcF “by the very small amount of training data” [N=50]",
+        GREATER,
+        _per_n("ecoli", (50,)),
     ),
-    Claim(
-        "7", "ecoli", "DisDF “does not outperform” gcF by N=120, T=700", "not_better", Ns=(120,), Ts=(700,)
+    Sentence(
+        "7",
+        "Ecoli: DisDF “does not outperform” gcF “by N=120 and T=700”",
+        NOT_GREATER,
+        _per_n("ecoli", (120,), (700,)),
     ),
-    Claim("8", "ecoli", "DisDF > gcF “observed by T=100 and 400”", "outperforms", Ts=(100, 400)),
-    Claim(
-        "9", "ionosphere", "“largest difference … by T=100 and N=50”", "larger_than_rest", Ns=(50,), Ts=(100,)
+    Sentence(
+        "8",
+        "Ecoli: “outperformance of the DisDF is observed by T=100 and 400” [their mean]",
+        GREATER,
+        _per_n("ecoli", N_GRID, (100, 400)),
     ),
-    Claim(
+    Sentence(
+        "9",
+        "Ionosphere: “the largest difference … by T=100 and N=50” [− the other cells]",
+        GREATER,
+        _cell_rest("ionosphere", 50, 100),
+    ),
+    Sentence(
         "10",
-        "ionosphere",
-        "DisDF > gcF “by the very small amount of training data” [N=50]",
-        "outperforms",
-        Ns=(50,),
+        "Ionosphere: DisDF > gcF “by the very small amount of training data” [N=50]",
+        GREATER,
+        _per_n("ionosphere", (50,)),
     ),
-    *(
-        Claim(
-            "11 (N)",
-            dataset,
-            "“highest accuracy … by the large number of training data” [N=120 row]",
-            "larger_than_rest",
-            Ns=(120,),
-            quantity="accuracy",
-            ours=dataset == "mnist",
-        )
-        for dataset in ("parkinsons", "ecoli", "ionosphere", "mnist")
+    Sentence(
+        "11",
+        "“the highest accuracy … by the large number of training data and the large number of trees” "
+        "[N: N=120 row − other rows; T: N=120, T=700/1000 − 100/400]",
+        GREATER,
+        # MNIST is ours: the sentence precedes MNIST's table
+        tuple(
+            row
+            for dataset, ours in zip(PAPER_DATASETS, (False, False, False, True), strict=True)
+            for row in (
+                Row(dataset, "N=120 row − the other rows", ACCURACY, row_vs_rest(120), ours=ours, short="N"),
+                Row(
+                    dataset,
+                    "N=120: T=700/1000 − 100/400",
+                    ACCURACY,
+                    t_contrast(120, (700, 1000), (100, 400)),
+                    ours=ours,
+                    short="T",
+                ),
+            )
+        ),
+        about="N and T",
     ),
-    *(
-        Claim(
-            "11 (T)",
-            dataset,
-            "“… and the large number of trees” [N=120: T=700/1000 vs 100/400]",
-            "better_contrast",
-            Ns=(120,),
-            Ts=(700, 1000),
-            versus=((120, 100), (120, 400)),
-            quantity="accuracy",
-            ours=dataset == "mnist",
-        )
-        for dataset in ("parkinsons", "ecoli", "ionosphere", "mnist")
+    Sentence(
+        "12",
+        "“the largest number of trees by … N=80 and 100 does not provide the largest accuracy” [T=400/700 "
+        "− 1000]",
+        GREATER,
+        tuple(
+            Row(
+                dataset,
+                f"N={N}: T=400/700 − 1000",
+                ACCURACY,
+                t_contrast(N, (400, 700), (1000,)),
+                ours=dataset == "parkinsons",  # the sentence names the other tables
+                short=f"N={N}",
+            )
+            for dataset in ("ecoli", "ionosphere", "parkinsons")
+            for N in (80, 100)
+        ),
+        about="T",
     ),
-    *(
-        Claim(
-            "12",
-            dataset,
-            "T=1000 at N=80, 100 “does not provide the largest accuracy” [T=400/700 vs 1000; N=80 / 100]",
-            "better_contrast",
-            Ns=(80, 100),
-            Ts=(400, 700),
-            versus=((0, 1000),),
-            quantity="accuracy",
-            ours=dataset == "parkinsons",
-        )
-        for dataset in ("ecoli", "ionosphere", "parkinsons")
+    Sentence("13", "MNIST: DisDF > gcF “in the most cases”", GREATER, _per_n("mnist", N_GRID), MOST),
+    Sentence(
+        "14",
+        "MNIST: “the largest difference … by T=100 and N=50” [− the other cells]",
+        GREATER,
+        _cell_rest("mnist", 50, 100),
     ),
-    Claim("13", "mnist", "DisDF > gcF “in the most cases”", "outperforms"),
-    Claim("14", "mnist", "“largest difference … by T=100 and N=50”", "larger_than_rest", Ns=(50,), Ts=(100,)),
+    Sentence(
+        "15",
+        "MNIST: scanning “may deteriorate” DisDF “as well as the gcForest” “by the very small training data” "
+        "[without − with, T=100/1000]",
+        GREATER,
+        tuple(
+            Row("mnist", f"N={N}", SCANNING, at(N, (100, 1000)), method=method, short=f"N={N}")
+            for method in LABELS
+            for N in N_GRID
+        ),
+        SOME,
+        about="scanning",
+    ),
 )
+
+
+def is_method_sentence(sentence: Sentence) -> bool:
+    """Whether the sentence compares DisDF with gcF (the paper's point)."""
+    return sentence.about == DIFFERENCE
 
 
 # --- per-split tables ---------------------------------------------------------------------------
@@ -169,12 +347,23 @@ def split_differences(records: pd.DataFrame) -> pd.DataFrame:
     return ((wide["disdf"] - wide["gcforest"]) * POINTS).unstack("T")
 
 
-def split_accuracy(records: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy in percent: index (dataset, method, N, repetition), columns T."""
-    table = records.pivot_table(
-        index=["dataset", "method", "N", "repetition"], columns="T", values="accuracy"
+def split_mean_accuracy(records: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy in percent averaged over gcF and DisDF (they share the split): index (dataset, N,
+    repetition), columns T; a split lacking either method is left out."""
+    wide = records[records["method"].isin(list(LABELS))].pivot_table(
+        index=["dataset", "N", "T", "repetition"], columns="method", values="accuracy"
     )
-    return table * POINTS
+    return (wide[list(LABELS)].mean(axis=1, skipna=False) * POINTS).unstack("T")
+
+
+def scanning_differences(pairs: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy without − with scanning in points from paired rows (``method``, N, T, repetition, ``d``
+    = with − without in points; :func:`experiments.reporting.sections.mgs.paired_differences`):
+    index (dataset "mnist", method, N, repetition), columns T."""
+    table = pairs.assign(dataset="mnist", d=-pairs["d"]).pivot_table(
+        index=["dataset", "method", "N", "repetition"], columns="T", values="d"
+    )
+    return table
 
 
 def paper_differences(paper: pd.DataFrame) -> pd.DataFrame:
@@ -190,9 +379,12 @@ def paper_accuracy(paper: pd.DataFrame) -> pd.DataFrame:
     ).round(6)
 
 
-# --- contrasts ------------------------------------------------------------------------------------
+def paper_mean_accuracy(paper: pd.DataFrame) -> pd.DataFrame:
+    """The paper's accuracy in percent averaged over gcF and DisDF: index (dataset, N), columns T."""
+    return paper_accuracy(paper).groupby(level=["dataset", "N"]).mean()
 
-Weights = dict[tuple[int, int], float]
+
+# --- contrasts ------------------------------------------------------------------------------------
 
 
 def cells_of(
@@ -203,37 +395,15 @@ def cells_of(
     return [(N, T) for N in all_N if Ns is None or N in Ns for T in table.columns if Ts is None or T in Ts]
 
 
-def claim_weights(claim: Claim, table: pd.DataFrame) -> Weights:
-    """The claim's contrast: the mean over its cells, minus (for a contrast) the mean over the other side.
-
-    ``versus`` None with kind ``larger_than_rest``: every other cell of the table; a cell (0, T) in
-    ``versus`` stands for T at each of the claim's N.
-    """
-    mine = cells_of(table, claim.Ns, claim.Ts)
-    weights = {cell: 1.0 / len(mine) for cell in mine}
-    if claim.kind == "larger_than_rest":
-        rest = [cell for cell in cells_of(table, None, None) if cell not in weights]
-    elif claim.versus is not None:
-        rest = [(N if n == 0 else n, T) for n, T in claim.versus for N in (claim.Ns if n == 0 else (n,))]
-    else:
-        return weights
-    return weights | {cell: -1.0 / len(rest) for cell in rest}
-
-
-def per_row_weights(claim: Claim, table: pd.DataFrame) -> list[tuple[int | None, Weights]]:
-    """One contrast per N when ``versus`` pairs each N with itself (claim 12), else the claim's one."""
-    if claim.versus is not None and any(n == 0 for n, _ in claim.versus):
-        return [(N, claim_weights(Claim(**{**claim.__dict__, "Ns": (N,)}), table)) for N in claim.Ns]
-    return [(None, claim_weights(claim, table))]
-
-
 def contrast(table: pd.DataFrame, weights: Weights) -> dict:
-    """The weighted sum of cell means, per split within each N, summed over the independent N."""
+    """The weighted sum of cell means, per split within each N, summed over the independent N
+    (index (N, repetition), columns T); with its TOST p-value at ±:data:`EQUIVALENCE_MARGIN`."""
     groups = []
     for N in sorted({n for n, _ in weights}):
         sub = table.loc[N]
         groups.append(sum(w * sub[T] for (n, T), w in weights.items() if n == N).dropna().to_numpy())
-    return contrast_over_independent_groups(groups)
+    result = contrast_over_independent_groups(groups)
+    return result | {"p_tost": contrast_tost_p(result, EQUIVALENCE_MARGIN)}
 
 
 def paper_contrast(table: pd.DataFrame, weights: Weights) -> float:
@@ -246,174 +416,213 @@ def effect_text(result: dict, digits: int = 1) -> str:
     return f"{result['mean']:+.{digits}f} [{result['ci_low']:+.{digits}f}, {result['ci_high']:+.{digits}f}]"
 
 
-def _majority(verdicts: list[str]) -> str:
-    """More than half confirmed and none refuted: confirmed; more than half refuted: refuted."""
-    half = len(verdicts) / 2
-    if verdicts.count(CONFIRMED) > half and REFUTED not in verdicts:
-        return CONFIRMED
-    if verdicts.count(REFUTED) > half:
-        return REFUTED
-    return UNDECIDED
+# --- decisions ------------------------------------------------------------------------------------
 
 
-# --- one function per rule: each returns {ours, paper, verdict, by} ----------------------------------
+@dataclass(frozen=True)
+class RowResult:
+    """A row decided: its statistics, Holm-corrected p-values (one-sided each way, TOST), finding,
+    verdict and the paper's value."""
+
+    row: Row
+    result: dict = field(compare=False)
+    p_higher: float
+    p_lower: float
+    p_tost: float
+    finding: str
+    verdict: str
+    paper: float
+
+    @property
+    def mark(self) -> str:
+        """The finding's mark; an equivalent row that is also significant shows the direction: ≈(▲)."""
+        also = HIGHER if self.p_higher < ALPHA else LOWER if self.p_lower < ALPHA else None
+        return MARKS[self.finding] + (f"({MARKS[also]})" if self.finding == EQUIVALENT and also else "")
 
 
-def cell_counts(claim: Claim, tests: pd.DataFrame, paper_diff: pd.DataFrame) -> tuple[int, int, int, str]:
-    """Cells concerned: (DisDF better, worse, all) by the Holm-corrected tests, and the paper's count."""
-    cells = tests[(tests["dataset"] == claim.dataset)]
-    keep = cells["N"].isin(claim.Ns or cells["N"]) & cells["T"].isin(claim.Ts or cells["T"])
-    cells = cells[keep]
-    theirs = [paper_diff.loc[(claim.dataset, N), T] for N, T in zip(cells["N"], cells["T"], strict=True)]
-    paper_count = f"{sum(v > 0 for v in theirs)}/{len(theirs)}"
-    better = int((cells["verdict"] == "DisDF better").sum())
-    return better, int((cells["verdict"] == "DisDF worse").sum()), len(cells), paper_count
+@dataclass(frozen=True)
+class Decision:
+    """A sentence decided: its rows (the paper's, then ours) and the verdicts of each set."""
+
+    sentence: Sentence
+    rows: tuple[RowResult, ...]
+    ours: tuple[RowResult, ...]
+    verdict: str
+    ours_verdict: str | None
 
 
-def decide_difference(claim: Claim, differences, paper_diff, tests) -> dict:
-    """Rules ``outperforms``, ``not_significant`` and ``not_better`` on DisDF − gcF."""
-    table, paper_table = differences.loc[claim.dataset], paper_diff.loc[claim.dataset]
-    weights = claim_weights(claim, table)
-    result, theirs = contrast(table, weights), paper_contrast(paper_table, weights)
-    better, worse, n, paper_count = cell_counts(claim, tests, paper_diff)
-    significant = result["p"] < ALPHA
-    equivalent = contrast_equivalent(result, EQUIVALENCE_MARGIN, ALPHA)
-    if claim.kind == "outperforms":
-        if better > n / 2 and worse == 0:
-            verdict, by = CONFIRMED, f"cells: {better}/{n} better, 0 worse"
-        elif significant and result["mean"] < 0:
-            verdict, by = REFUTED, "opposite effect (t-test)"
-        elif equivalent:
-            verdict, by = REFUTED, f"equivalent (TOST ±{EQUIVALENCE_MARGIN:g} pp)"
-        elif contrast_below_p(result, theirs) < ALPHA:
-            verdict, by = REFUTED, "smaller than the paper's (minimum-effect test)"
-        else:
-            verdict, by = UNDECIDED, f"cells: {better}/{n} better"
-    elif claim.kind == "not_significant":
-        verdict = CONFIRMED if better + worse == 0 else REFUTED
-        by = f"cells significant: {better + worse}/{n}"
-    else:  # not_better
-        if significant and result["mean"] > 0:
-            verdict, by = REFUTED, "DisDF significantly better (t-test)"
-        elif equivalent or (significant and result["mean"] < 0):
-            verdict, by = (
-                CONFIRMED,
-                f"equivalent (TOST ±{EQUIVALENCE_MARGIN:g} pp)" if equivalent else "opposite",
+class Tables:
+    """The per-split tables of the records (and of the scanning pairs), and the paper's."""
+
+    def __init__(
+        self, records: pd.DataFrame, paper: pd.DataFrame, scanning: pd.DataFrame | None = None
+    ) -> None:
+        self.ours = {DIFFERENCE: split_differences(records), ACCURACY: split_mean_accuracy(records)}
+        if scanning is not None and not scanning.empty:
+            self.ours[SCANNING] = scanning_differences(scanning)
+        self.paper = {DIFFERENCE: paper_differences(paper), ACCURACY: paper_mean_accuracy(paper)}
+
+    def has(self, row: Row) -> bool:
+        table = self.ours.get(row.quantity)
+        return table is not None and row.dataset in table.index.get_level_values(0)
+
+    def ours_of(self, row: Row) -> pd.DataFrame:
+        table = self.ours[row.quantity].loc[row.dataset]
+        return table.loc[row.method] if row.method else table
+
+    def paper_of(self, row: Row) -> float:
+        table = self.paper.get(row.quantity)
+        if table is None or row.dataset not in table.index.get_level_values(0):
+            return float("nan")
+        return paper_contrast(table.loc[row.dataset], row.weights)
+
+
+def one_sided(result: dict) -> tuple[float, float]:
+    """The one-sided p-values (above 0, below 0) of a two-sided t-test's result (t is symmetric)."""
+    p, mean = result["p"], result["mean"]
+    return (p / 2, 1 - p / 2) if mean > 0 else (1 - p / 2, p / 2) if mean < 0 else (1 - p / 2, 1 - p / 2)
+
+
+def decide_rows(rows: list[Row], claim: str, tables: Tables) -> tuple[RowResult, ...]:
+    """The rows of one family (a sentence's paper rows, or its rows we add): Holm across them."""
+    results = [contrast(tables.ours_of(row), row.weights) for row in rows]
+    higher, lower = (holm(np.array(ps)) for ps in zip(*(one_sided(r) for r in results), strict=True))
+    tost = holm(np.array([r["p_tost"] for r in results]))
+    decided = []
+    for row, result, p_higher, p_lower, p_tost in zip(rows, results, higher, lower, tost, strict=True):
+        found = finding(p_higher, p_lower, p_tost)
+        paper = tables.paper_of(row)
+        verdict = VERDICT_OF[claim][found]
+        decided.append(RowResult(row, result, p_higher, p_lower, p_tost, found, verdict, paper))
+    return tuple(decided)
+
+
+def sentence_verdict(rows: tuple[RowResult, ...], quantifier: str) -> str:
+    """The sentence's quantifier within each (table, method) it names, and every one of those."""
+    groups: dict[tuple[str, str | None], list[str]] = {}
+    for r in rows:
+        groups.setdefault(r.row.group, []).append(r.verdict)
+    return combine((combine(verdicts, quantifier) for verdicts in groups.values()), EVERY)
+
+
+def decide(sentence: Sentence, tables: Tables) -> Decision | None:
+    """One sentence decided; None when the records lack its rows (a dataset, or scanning, not run)."""
+    paper_rows = [row for row in sentence.rows if not row.ours]
+    if not all(tables.has(row) for row in paper_rows):
+        return None
+    our_rows = [row for row in sentence.rows if row.ours and tables.has(row)]
+    rows = decide_rows(paper_rows, sentence.claim, tables)
+    ours = decide_rows(our_rows, sentence.claim, tables) if our_rows else ()
+    return Decision(
+        sentence,
+        rows,
+        ours,
+        sentence_verdict(rows, sentence.quantifier),
+        sentence_verdict(ours, sentence.quantifier) if ours else None,
+    )
+
+
+def sentence_decisions(
+    records: pd.DataFrame, paper: pd.DataFrame, scanning: pd.DataFrame | None = None
+) -> list[Decision]:
+    """Every sentence the records can decide, in the paper's order. ``scanning``: the paired rows of
+    experiment=mgs against the headline (sentence 15), or None."""
+    tables = Tables(records, paper, scanning)
+    return [d for sentence in SENTENCES if (d := decide(sentence, tables)) is not None]
+
+
+def verdict_counts(decisions: Iterable[Decision]) -> dict[str, int]:
+    """Sentences per verdict (rows we add never count)."""
+    verdicts = [d.verdict for d in decisions]
+    return {v: verdicts.count(v) for v in VERDICTS}
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    return f"{counts[CONFIRMED]} confirmed, {counts[REFUTED]} refuted, {counts[UNDECIDED]} not decided"
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    return "—" if not np.isfinite(value) else f"{value:+.1f}"
+
+
+def _by_group(rows: tuple[RowResult, ...], text: Callable[[RowResult], str], labelled: bool = True) -> str:
+    """A sentence's rows, grouped by table and method when it names several: "Ecoli: N=80 -0.1≈ N=100
+    +0.1≈; Ionosphere: ..." (rows we add marked *; ``labelled`` False: the values alone, "—" if none)."""
+    if not labelled and not any(np.isfinite(r.paper) for r in rows):
+        return "—"
+    groups: dict[tuple[str, str | None, bool], list[RowResult]] = {}
+    for r in rows:
+        groups.setdefault((*r.row.group, r.row.ours), []).append(r)
+    several = len(groups) > 1
+    parts = []
+    for (dataset, method, ours), members in groups.items():
+        name = LABELS[method] if method else DATASET_NAMES.get(dataset, dataset)
+        items = " ".join(f"{r.row.short if labelled else ''} {text(r)}".strip() for r in members)
+        parts.append(f"{name}{'*' if ours else ''}: {items}" if several else items)
+    return "; ".join(parts)
+
+
+def sentence_table(decisions: list[Decision], earlier: dict[str, list[str]] | None = None) -> str:
+    """One line per sentence: its rows with our effect and finding, the paper's, the verdict; then a
+    column per entry of ``earlier`` (an earlier rule set's verdict of each sentence, and last its count,
+    :func:`experiments.analysis.claim_history.earlier_columns`) and a line of counts."""
+    earlier = earlier or {}
+    lines = []
+    for i, d in enumerate(decisions):
+        rows = (*d.rows, *d.ours)
+        line = {
+            "#": d.sentence.number,
+            "the paper says": d.sentence.text,
+            "ours (pp)": _by_group(rows, lambda r: f"{r.result['mean']:+.1f}{r.mark}"),
+            "paper (pp)": _by_group(rows, lambda r: _number(r.paper), labelled=False),
+            "verdict": f"**{d.verdict}**" + (f" (*: {d.ours_verdict})" if d.ours_verdict else ""),
+        }
+        lines.append(line | {name: cells[i] for name, cells in earlier.items()})
+    if earlier:
+        counts = verdict_counts(decisions)
+        count = " ".join(f"{counts[v]}{SYMBOLS[v]}" for v in VERDICTS) + f" of {len(decisions)}"
+        lines.append(
+            {"#": "", "the paper says": "count", "verdict": count} | {n: c[-1] for n, c in earlier.items()}
+        )
+    return pd.DataFrame(lines).fillna("").to_markdown(index=False, disable_numparse=True)
+
+
+def rows_table(decisions: list[Decision]) -> str:
+    """Every row in detail (APPENDIX.md): effect with 95 % CI, Holm-corrected p-values, finding, the
+    row's verdict, the paper's value."""
+    lines = []
+    for d in decisions:
+        for r in (*d.rows, *d.ours):
+            lines.append(
+                {
+                    "#": d.sentence.number,
+                    "row": r.row.name(),
+                    "quantity (pp)": r.row.quantity,
+                    "ours [95% CI]": effect_text(r.result),
+                    "p higher / lower (Holm)": f"{r.p_higher:.2g} / {r.p_lower:.2g}",
+                    f"TOST ±{EQUIVALENCE_MARGIN:g} p (Holm)": f"{r.p_tost:.2g}",
+                    "finding": f"{r.mark} {r.finding}",
+                    "row verdict": r.verdict,
+                    "paper (pp)": _number(r.paper),
+                }
             )
-        else:
-            verdict, by = UNDECIDED, "neither"
-    ours = f"{effect_text(result)}; better in {better}/{n}, worse in {worse}"
-    return {"ours": ours, "paper": f"{theirs:+.1f}; higher in {paper_count}", "verdict": verdict, "by": by}
+    return pd.DataFrame(lines).to_markdown(index=False, disable_numparse=True)
 
 
-def decide_contrasts(claim: Claim, table: pd.DataFrame, paper_table: pd.DataFrame) -> list[dict]:
-    """Rules ``larger_than_rest`` and ``better_contrast`` for each contrast of the claim (per method
-    when the quantity is accuracy, per N when ``versus`` pairs each N): effect, paper's value, verdict."""
-    methods = list(LABELS) if claim.quantity == "accuracy" else [None]
-    rows = []
-    for method in methods:
-        values = table.loc[(claim.dataset, method)] if method else table.loc[claim.dataset]
-        theirs = paper_table.loc[(claim.dataset, method)] if method else paper_table.loc[claim.dataset]
-        for _, weights in per_row_weights(claim, values):
-            result = contrast(values, weights)
-            label = LABELS.get(method, "")
-            rows.append({"label": label, "result": result, "paper": paper_contrast(theirs, weights)})
-    adjusted = holm(np.array([row["result"]["p"] for row in rows]))
-    for row, p in zip(rows, adjusted, strict=True):
-        result = row["result"]
-        if p < ALPHA:
-            row["verdict"] = CONFIRMED if result["mean"] > 0 else REFUTED
-        elif claim.kind == "better_contrast" and contrast_equivalent(result, EQUIVALENCE_MARGIN, ALPHA):
-            row["verdict"] = REFUTED
-        else:
-            row["verdict"] = UNDECIDED
-    return rows
+def rules_text(brief: bool = False) -> str:
+    """The rules for REPORT.md (``brief``) or APPENDIX.md, with the margin and α."""
+    return (RULES_BRIEF if brief else RULES).format(m=f"{EQUIVALENCE_MARGIN:g}", alpha=ALPHA)
 
 
-def decide_contrast_claim(claim: Claim, table: pd.DataFrame, paper_table: pd.DataFrame) -> dict:
-    """The contrasts of one claim in one row of the verdicts (combined by ``_majority``)."""
-    rows = decide_contrasts(claim, table, paper_table)
-    ours = _by_label(rows, lambda row: effect_text(row["result"]))
-    paper = _by_label(rows, lambda row: f"{row['paper']:+.1f}")
-    verdicts = [row["verdict"] for row in rows]
-    if len(rows) == 1:
-        by = f"contrast t-test, p={rows[0]['result']['p']:.2g}"
-    else:
-        counts = ", ".join(
-            f"{verdicts.count(v)} {v}" for v in (CONFIRMED, REFUTED, UNDECIDED) if v in verdicts
-        )
-        by = f"majority of {len(rows)} ({counts})"
-    return {"ours": ours, "paper": paper, "verdict": _majority(verdicts), "by": by}
-
-
-def _by_label(rows: list[dict], text) -> str:
-    """Contrasts grouped by method: "gcF a / b; DisDF c / d" (the N in the claim's order)."""
-    labels = list(dict.fromkeys(row["label"] for row in rows))
-    parts = [(label, " / ".join(text(row) for row in rows if row["label"] == label)) for label in labels]
-    return "; ".join(f"{label} {values}" if label else values for label, values in parts)
-
-
-# --- public API -----------------------------------------------------------------------------------
-
-COLUMNS = ["claim", "dataset", "the paper says", "ours (pp) [95% CI]", "paper (pp)", "verdict", "decided by"]
-
-
-def claim_verdicts(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """One row per claim (``CLAIMS``): claim, dataset, text, ours, paper, verdict, the deciding rule."""
-    tests = paired_tests(records)
-    differences, accuracy = split_differences(records), split_accuracy(records)
-    paper_diff, paper_acc = paper_differences(paper), paper_accuracy(paper)
-    rows = []
-    for claim in CLAIMS:
-        if claim.dataset not in differences.index.get_level_values(0):
-            continue
-        if claim.kind in ("outperforms", "not_significant", "not_better"):
-            result = decide_difference(claim, differences, paper_diff, tests)
-        elif claim.quantity == "accuracy":
-            result = decide_contrast_claim(claim, accuracy, paper_acc)
-        else:
-            result = decide_contrast_claim(claim, differences, paper_diff)
-        rows.append(
-            {
-                "claim": claim.number + ("*" if claim.ours else ""),
-                "dataset": DATASET_NAMES.get(claim.dataset, claim.dataset),
-                "the paper says": claim.text,
-                "ours (pp) [95% CI]": result["ours"],
-                "paper (pp)": result["paper"],
-                "verdict": result["verdict"],
-                "decided by": result["by"],
-            }
-        )
-    return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def rules_text() -> list[str]:
-    """The rules, as fixed before computing, for REPORT.md: an introduction and one bullet per rule."""
+def counts_lines(decisions: list[Decision]) -> list[str]:
+    """The count of sentences, and of the sentences comparing DisDF with gcF apart."""
+    methods = [d for d in decisions if is_method_sentence(d.sentence)]
     return [
-        "Rules, fixed in `experiments/analysis/paper_claims.py` before any verdict was computed "
-        f"(α = {ALPHA}, "
-        f"equivalence margin ±{EQUIVALENCE_MARGIN:g} pp; effects in percentage points with 95 % CIs over "
-        "independent splits; the paper's column is the same quantity from its tables, which carry no tests):",
-        "",
-        *(f"- {text.format(m=f'{EQUIVALENCE_MARGIN:g}')}" for text in RULES.values()),
-    ]
-
-
-def paper_claims_section(records: pd.DataFrame, paper: pd.DataFrame) -> list[str]:
-    """Markdown lines for REPORT.md: the rules, the table of verdicts and their count."""
-    table = claim_verdicts(records, paper)
-    counts = table["verdict"].value_counts()
-    return [
-        "## The paper's claims (its section 6)",
-        "",
-        *rules_text(),
-        "",
-        table.to_markdown(index=False),
-        "",
-        "\\* A row we add: the paper's sentence names other tables (claim 12: Ecoli and Ionosphere) or "
-        "precedes this table (claim 11: MNIST).",
-        "",
-        f"Verdicts: {counts.get(CONFIRMED, 0)} confirmed, {counts.get(REFUTED, 0)} refuted, "
-        f"{counts.get(UNDECIDED, 0)} not decided (of {len(table)} rows).",
-        "",
+        f"**Sentences: {counts_text(verdict_counts(decisions))}** (of {len(decisions)}); the "
+        f"{len(methods)} comparing DisDF with gcF: {counts_text(verdict_counts(methods))}. ▲/▼ "
+        f"significantly higher/lower, ≈ within ±{EQUIVALENCE_MARGIN:g} point, ? neither; * rows we add, "
+        "not counted; paper: the same quantity from its tables.",
     ]

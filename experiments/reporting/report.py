@@ -34,11 +34,13 @@ from experiments.reporting.sections import (
     baselines,
     benchmark,
     cell_tables,
+    claim_rows,
     claims,
     limitations,
     metric,
     mgs,
     mnist_full,
+    paper_samples,
     protocol,
     run_details,
     scale,
@@ -61,9 +63,11 @@ SECTIONS: tuple[Section, ...] = (
     verdict.SECTION,
     protocol.SECTION,
     claims.SECTION,
+    paper_samples.SECTION,
     weights.SECTION,
     limitations.SECTION,
     cell_tables.SECTION,
+    claim_rows.SECTION,
     audit.SECTION,
     weight_fitting.SECTION,
     baselines.SECTION,
@@ -80,7 +84,8 @@ SECTIONS: tuple[Section, ...] = (
 #: (the 16-cell tables, the mechanisms, honest weight fitting, baselines, the metric view, multi-grained
 #: scanning per cell, the tuned headline).
 APPENDIX = (
-    "cell_tables", "audit", "weight_fitting", "baselines", "metric", "benchmark", "tuned_headline", "mgs",
+    "cell_tables", "claim_rows", "audit", "weight_fitting", "baselines", "metric", "benchmark",
+    "tuned_headline", "mgs",
 )  # fmt: skip
 #: The sections that go to PERFORMANCE.md: the engineering, not the paper (runs, timings, full MNIST,
 #: speed, growing data).

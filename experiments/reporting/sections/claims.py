@@ -1,10 +1,10 @@
-"""REPORT.md section "The paper's claims": each claim of the paper's section 6 decided by rules fixed
-before computing (:mod:`experiments.analysis.paper_claims`), the qualifiers of the confirmed ones
-(:mod:`experiments.analysis.claim_qualifiers`), what the paper's tables can tell about
-themselves (:mod:`experiments.analysis.paper_statistics`), and the paper's values as samples of ours
-(:mod:`experiments.analysis.paper_as_samples`).
+"""REPORT.md section "The paper's claims": each sentence of the paper's section 6 that makes a claim,
+decided at the split by one symmetric rule set (:mod:`experiments.analysis.paper_claims`), and what
+the rule changes moved (:mod:`experiments.analysis.claim_history`). Each row's statistics, the
+qualifiers of the confirmed sentences and the paper's tables' own statistics are APPENDIX.md's
+(:mod:`experiments.reporting.sections.claim_rows`).
 
-    python -m experiments.reporting.report --section claims     # after make reproduce and make audit
+    python -m experiments.reporting.report --section claims     # after make reproduce (and make mgs)
 """
 
 from __future__ import annotations
@@ -12,48 +12,53 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
-from experiments.analysis.claim_qualifiers import qualifiers_section
-from experiments.analysis.paper_as_samples import paper_as_samples_section
-from experiments.analysis.paper_claims import paper_claims_section
-from experiments.analysis.paper_statistics import paper_statistics_section
+from experiments.analysis.claim_history import claims_table_lines, read_history, records_digest
+from experiments.analysis.paper_claims import (
+    Decision,
+    counts_lines,
+    rules_text,
+    sentence_decisions,
+)
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
-from experiments.reporting.sections.audit import GRID, MECHANISMS, mechanism_records
+
+APPENDIX_TITLE = "The paper's claims: rows, qualifiers and the paper's tables"
 
 
-def render(context: ReportContext) -> Rendered | None:
-    """The claims, their qualifiers, the paper's tables' own statistics and its values as samples of ours;
-    None without headline records."""
-    headline, _ = context.records("paper")
-    if headline.empty:
-        return None
-    paper = pd.read_csv(PAPER_TABLES)
-    runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context)).empty}
-    grid = mechanism_records(GRID, context)
-    lines = [
-        *paper_claims_section(headline, paper),
-        *scanning_claim(headline, context),
-        *qualifiers_section(headline, runs, paper),
-        *paper_statistics_section(headline, paper),
-        *paper_as_samples_section(headline, paper, None if grid.empty else grid),
-    ]
-    return Rendered("\n".join(lines))
-
-
-def scanning_claim(headline: pd.DataFrame, context: ReportContext) -> list[str]:
-    """Section 6's claim on multi-grained scanning, decided by its own rule (sections/mgs.py), in one line."""
+def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataFrame) -> list[Decision]:
+    """Every sentence decided on the headline's records (and experiment=mgs's, for the scanning one)."""
     scanned, _ = context.records("mgs")
-    if scanned.empty:
-        return []
-    row = mgs.claims_row(mgs.cell_effects(mgs.paired_differences(scanned, headline)))
+    scanning = None if scanned.empty else mgs.paired_differences(scanned, headline)
+    return sentence_decisions(headline, paper, scanning)
+
+
+def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest: str) -> list[str]:
+    """The section's Markdown lines: the rules, one line per sentence, the counts, the rules' history."""
     return [
-        f"MNIST, “{row['claim']}”: **{row['verdict']}** for {row['scanner']} ({row['evidence']}; "
-        f"{int(scanned['repetition'].nunique())} repetitions; rule and per-cell table: APPENDIX.md, "
-        "“Multi-grained scanning”).",
+        "## The paper's claims (its section 6)",
+        "",
+        rules_text(brief=True),
+        "",
+        *claims_table_lines(history, decisions, digest),
+        *counts_lines(decisions),
+        "",
+        f"The scanning sentence is decided for {mgs.SCANNER}.",
+        "",
+        f"Rules in full, each row's CI and p-values, qualifiers, the paper's tables: APPENDIX.md, "
+        f"“{APPENDIX_TITLE}”.",
         "",
     ]
 
 
-SECTION = Section(
-    "claims", "the records of experiment=paper and of the audit's mechanisms and λ/τ grid", render
-)
+def render(context: ReportContext) -> Rendered | None:
+    """The sentences and the rules' history; None without headline records."""
+    headline, _ = context.records("paper")
+    if headline.empty:
+        return None
+    paper = pd.read_csv(PAPER_TABLES)
+    decisions = decisions_of(context, headline, paper)
+    lines = claims_lines(decisions, read_history(context.folder), records_digest(headline))
+    return Rendered("\n".join(lines))
+
+
+SECTION = Section("claims", "the records of experiment=paper (and of experiment=mgs)", render)

@@ -39,7 +39,8 @@ def limitations_lines(headline: pd.DataFrame, grid: pd.DataFrame) -> list[str]:
         "- **λ and τ are fixed** at 1 in every headline number, chosen before any run; tuned DisDF is "
         "measured on the first 30 splits of every cell and on the 43 tables, not on all 100 splits.",
         f"- **The λ/τ grid is small**: {points} points ({grid_reps} repetitions per cell) at T = {AUDIT_T}, "
-        "so the test-set choice emulated in the predictive check is a lower bound on what a finer search adds."
+        "so the test-set choice emulated in the predictive check is a lower bound on what a finer search "
+        "adds."
         if points
         else "- **No λ/τ grid was run** (`make audit`): the test-set choice of λ is not emulated.",
         f"- **The mechanisms run at T = {AUDIT_T} only**, the paper's base code among them (refit test "

@@ -1,4 +1,4 @@
-"""APPENDIX.md section "Multi-grained scanning" (its verdict is a line of REPORT.md's claims): the
+"""APPENDIX.md section "Multi-grained scanning" (its sentence is the 15th of REPORT.md's claims): the
 paper's claim that scanning hurts at small N, and accuracy against training size; its figure.
 
     python -m experiments.reporting.report --section mgs     # after make reproduce and make mgs
@@ -13,9 +13,11 @@ difference is with − without scanning, in percentage points, paired by split.
 The verdict's rule, fixed before anything is computed (:data:`RULE`): per cell (N, T, method) the
 paired difference is *worse* when a Wilcoxon signed-rank test, Holm-corrected over the 16 cells, is
 significant with a negative mean; *not worse* when it is significant with a positive mean or a
-paired TOST shows it inside ±1 pp; else undecided. Per method the cells are combined by the claims
-table's majority rule, and the claim ("deteriorates for DisDF as well as gcF") by the same rule
-over the two methods: confirmed if both are, refuted if both are, otherwise not decided.
+paired TOST shows it inside ±1 pp; else undecided. Per method the cells are combined by the majority
+rule the claims table used until 2026-11-27, and the claim ("deteriorates for DisDF as well as gcF")
+by the same rule over the two methods: confirmed if both are, refuted if both are, otherwise not
+decided. REPORT.md's claims table decides the sentence at the split, by the rules of
+:mod:`experiments.analysis.paper_claims`, from the same pairs (:func:`paired_differences`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon, tost
 from experiments.reporting.section import Rendered, ReportContext, Section
 
 ALPHA = 0.05
-#: Equivalence margin of the TOST (percentage points), as the claims table's.
+#: Equivalence margin of the TOST (percentage points), as the claims'.
 MARGIN = 1.0
 POINTS = 100.0
 #: Each scanning method and the headline method it is paired with.
@@ -107,8 +109,8 @@ def cell_effects(pairs: pd.DataFrame) -> pd.DataFrame:
 
 
 def majority(verdicts: list[str], yes: str, no: str) -> str:
-    """The claims table's rule: confirmed if more than half are ``yes`` and none ``no``; refuted if
-    more than half are ``no``; else not decided."""
+    """The claims table's rule until 2026-11-27: confirmed if more than half are ``yes`` and none
+    ``no``; refuted if more than half are ``no``; else not decided."""
     half = len(verdicts) / 2
     if verdicts.count(yes) > half and verdicts.count(no) == 0:
         return CONFIRMED
@@ -124,26 +126,6 @@ def claim_verdict(cells: pd.DataFrame) -> tuple[str, dict[str, str]]:
         for method, group in cells.groupby("method")
     }
     return majority(list(per_method.values()), CONFIRMED, REFUTED), per_method
-
-
-def claims_row(cells: pd.DataFrame) -> dict[str, str]:
-    """The row for the claims table: the claim, the evidence in one line, the verdict."""
-    verdict, per_method = claim_verdict(cells)
-    evidence = "; ".join(
-        f"{LABELS[m]}: {v} ({int((group['verdict'] == WORSE).sum())} worse, "
-        f"{int((group['verdict'] == NOT_WORSE).sum())} not worse of {len(group)} cells, "
-        f"mean {group['d'].mean():+.1f} pp)"
-        for m, v in per_method.items()
-        for group in [cells[cells["method"] == m]]
-    )
-    by_N = cells.groupby("N")["d"].mean()
-    trend = ", ".join(f"N = {N}: {d:+.1f}" for N, d in by_N.items())
-    return {
-        "claim": "on MNIST's very small training sets, multi-grained scanning may deteriorate DisDF and gcF",
-        "evidence": f"{evidence}; by N, both methods and T averaged: {trend} pp",
-        "verdict": verdict,
-        "scanner": SCANNER,
-    }
 
 
 #: The scanner the verdict holds for (configs/method/gcforest_mgs.yaml), not gcForest's own.
@@ -376,7 +358,8 @@ def mgs_section(cells: pd.DataFrame, scanner: dict, size_lines: list[str]) -> li
         f"out-of-fold vectors from 3 folds of whole images; reduced for cost: {scanner.get('n_trees')} "
         f"trees per scanning forest (gcForest: 500) and stride {scanner.get('strides')} (gcForest: 1).",
         "",
-        f"**Verdict: {verdict}** ({by_method}). Rule, fixed before the run: {RULE}",
+        f"**Verdict: {verdict}** ({by_method}). Rule, fixed before the run: {RULE} REPORT.md's claims "
+        "table decides the sentence at the split instead (its sentence 15).",
         "",
         effects_table(cells),
         "",

@@ -30,19 +30,20 @@ from experiments.analysis.paper_claims import (
     ALPHA,
     CONFIRMED,
     EQUIVALENCE_MARGIN,
-    REFUTED,
-    UNDECIDED,
     cells_of,
-    claim_verdicts,
     contrast,
+    counts_text,
+    is_method_sentence,
     paper_contrast,
     paper_differences,
     split_differences,
+    verdict_counts,
 )
 from experiments.analysis.statistics import contrast_below_p, contrast_equivalent, mean_ci, one_sample_t
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import GRID, mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
+from experiments.reporting.sections.claims import decisions_of
 
 FIGURE = "figures/difference_forest.png"
 SUMMARY = "report/summary.md"
@@ -230,14 +231,15 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
                 said.append(f"with {words} {_change(headline, records, dataset)}")
         if said:
             mechanisms[dataset] = "at T = 100: " + "; ".join(said)
-    verdicts = claim_verdicts(headline, paper)["verdict"].value_counts()
+    decisions = decisions_of(context, headline, paper)
+    methods = [d for d in decisions if is_method_sentence(d.sentence)]
     return {
         "effects": effects,
         "mechanisms": mechanisms,
         "repetitions": int(headline.groupby(["dataset", "N", "T"])["repetition"].nunique().min()),
         "benchmark": benchmark_phrase(context),
-        "claims": f"{verdicts.get(CONFIRMED, 0)} confirmed, {verdicts.get(REFUTED, 0)} refuted, "
-        f"{verdicts.get(UNDECIDED, 0)} not decided",
+        "claims": f"{counts_text(verdict_counts(decisions))} of {len(decisions)} (of the {len(methods)} "
+        f"on DisDF against gcF, {verdict_counts(methods)[CONFIRMED]} confirmed)",
         "baselines": baseline_phrase(context, headline),
     }
 

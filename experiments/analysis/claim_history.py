@@ -1,0 +1,137 @@
+"""What the rule changes moved: the paper's claims under each rule set this repository has had, all
+applied to today's records, and the dated facts of when each rule was fixed.
+
+The two earlier rule sets (:data:`RULE_SETS`) are run by their own code, taken from git history
+(``scripts/tools/claim_rule_history.py`` writes :data:`HISTORY_CSV` beside REPORT.md); the current
+rules are :mod:`experiments.analysis.paper_claims`. Each earlier set decided table rows, not
+sentences: :data:`SENTENCE_OF` maps its rows to the sentences of
+:data:`experiments.analysis.paper_claims.SENTENCES`, and the history table shows, per sentence, the
+verdict of its one row or the mix of its rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from experiments.analysis.paper_claims import SYMBOLS, UNDECIDED, Decision, sentence_table
+
+#: Where the earlier rule sets' verdicts are, relative to the results folder (REPORT.md's).
+HISTORY_CSV = "claims/rule_history.csv"
+COLUMNS = ["rules", "rules_date", "claim", "dataset", "verdict", "records"]
+SHORT = SYMBOLS
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """An earlier rule set: its commit, when it was committed (UTC) and the module whose
+    ``claim_verdicts(records, paper)`` applied it."""
+
+    commit: str
+    date: str
+    module: str
+
+    @property
+    def short(self) -> str:
+        return self.commit[:7]
+
+
+RULE_SETS = (
+    RuleSet("68e2c32ce2c8968528232a226fe6f89faa61a4ae", "2026-11-22 03:01", "experiments.paper_claims"),
+    RuleSet(
+        "a5b09ee2ab24ed16cbdf9726d100cb9389743b67", "2026-11-25 15:00", "experiments.reporting.paper_claims"
+    ),
+)
+#: When the records and the rules were committed (UTC, `git log`), in the order it happened.
+TIMELINE = (
+    "**When the rules were fixed** (`git log`, UTC): the first 100-repetition headline on 2026-11-22 at "
+    "00:41 (67f9718; recomputed identically at 01:19, 4b3da83); the first claim rules and the ±1-point "
+    "margin (then for the claims about T only) at 03:01 (68e2c32), beside an audit report reading those "
+    "records; today's records (DisDF cross-fitted) at 03:37 (8f9dfd2); the rules rewritten on 2026-11-25 "
+    "at 15:00 (a5b09ee: “outperforms” no longer refuted by non-significance, “largest” a fixed contrast "
+    "instead of our argmax) and on 2026-11-27 (these). No rule or margin preceded the records. Columns "
+    "{columns}: those rules' own code from git on today's records (✔ confirmed, ✘ refuted, ? not decided, "
+    "per table row they counted; 68e2c32's 20 include a claim it ascribed to the conclusion, which does "
+    f"not make it: ✘; `scripts/tools/claim_rule_history.py` → `{HISTORY_CSV}`)."
+)
+
+
+def sentence_of(claim: str) -> str | None:
+    """The sentence an earlier rule set's row belongs to: "11 (T)*" -> "11"; the conclusion's "15" of
+    68e2c32 (a claim the conclusion does not make) -> None."""
+    number = str(claim).split(" ")[0].rstrip("*")
+    return None if number == "15" else number
+
+
+def normalise(verdict: str) -> str:
+    """An earlier rule set's verdict in today's words ("not decided by our data" -> "not decided")."""
+    return UNDECIDED if str(verdict).startswith("not decided") else str(verdict)
+
+
+def records_digest(records: pd.DataFrame) -> str:
+    """A digest of the records' results (dataset, N, T, method, repetition, accuracy), in any order:
+    the history CSV names the records it was computed on."""
+    keys = ["dataset", "N", "T", "method", "repetition"]
+    rows = records.sort_values(keys)[[*keys, "accuracy"]].itertuples(index=False)
+    text = "\n".join(",".join(map(repr, row)) for row in rows)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def read_history(folder: Path) -> pd.DataFrame | None:
+    """The earlier rule sets' verdicts (:data:`HISTORY_CSV` under ``folder``), or None when absent."""
+    path = Path(folder) / HISTORY_CSV
+    if not path.is_file():
+        return None
+    return pd.read_csv(path, dtype={"rules": str, "claim": str})
+
+
+def _cell(verdicts: list[str]) -> str:
+    """One sentence's rows under an earlier rule set: the verdict of one row, or the mix of several
+    ("1✔ 3? rows")."""
+    if not verdicts:
+        return "—"
+    if len(verdicts) == 1:
+        return SHORT[verdicts[0]]
+    return " ".join(f"{verdicts.count(v)}{SHORT[v]}" for v in SHORT if v in verdicts) + " rows"
+
+
+def _count(verdicts: list[str], unit: str) -> str:
+    return " ".join(f"{verdicts.count(v)}{SHORT[v]}" for v in SHORT) + f" of {len(verdicts)} {unit}"
+
+
+def earlier_columns(history: pd.DataFrame, decisions: list[Decision]) -> dict[str, list[str]]:
+    """Per earlier rule set (a column named by its commit and date): its verdict of each sentence (or
+    its rows' mix, "1✔ 3? rows"), then what it counted (its rows, among them 68e2c32's claim 15,
+    ascribed to the conclusion, which does not make it)."""
+    history = history.assign(
+        sentence=history["claim"].map(sentence_of), verdict=history["verdict"].map(normalise)
+    )
+    columns = {}
+    for s in RULE_SETS:
+        mine = history[history["rules"] == s.short]
+        if mine.empty:
+            continue
+        cells = [_cell(list(mine[mine["sentence"] == d.sentence.number]["verdict"])) for d in decisions]
+        columns[f"{s.short} ({s.date[5:10]})"] = [*cells, _count(list(mine["verdict"]), "rows")]
+    return columns
+
+
+def claims_table_lines(history: pd.DataFrame | None, decisions: list[Decision], digest: str) -> list[str]:
+    """The sentence table with the earlier rule sets' columns, then the dated facts; without the
+    earlier verdicts (no CSV, or one computed on other records) the table alone and how to make them."""
+    remedy = "run `python scripts/tools/claim_rule_history.py`"
+    if history is None:
+        return [sentence_table(decisions), "", f"`{HISTORY_CSV}` is not there: {remedy}.", ""]
+    if set(history["records"]) != {digest}:
+        return [
+            sentence_table(decisions),
+            "",
+            f"`{HISTORY_CSV}` was computed on other records than these: {remedy} again.",
+            "",
+        ]
+    earlier = earlier_columns(history, decisions)
+    names = " and ".join(earlier)
+    return [sentence_table(decisions, earlier), "", TIMELINE.format(columns=names), ""]

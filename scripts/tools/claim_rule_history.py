@@ -1,0 +1,99 @@
+"""The paper's claims decided by each earlier rule set's own code, on today's headline records.
+
+    python scripts/tools/claim_rule_history.py            # writes results/claims/rule_history.csv
+    python scripts/tools/claim_rule_history.py --root ../main --out /tmp/history.csv
+
+For each rule set of ``experiments.analysis.claim_history.RULE_SETS``: ``git archive <commit>
+experiments disdf configs`` into a temporary folder, then a fresh interpreter with only that folder on
+its path imports the set's module and calls its ``claim_verdicts(records, paper)`` on the records of
+``experiment=paper`` (handed over as a CSV: pandas writes and reads every float exactly) and on the
+paper's tables. Each row is written with the rule set's commit and date and the digest of the records
+(REPORT.md's claims section refuses a CSV made from other records). Needs git and the repository's
+history (a shallow clone lacks the commits).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
+
+import argparse
+import io
+import os
+import subprocess
+import tarfile
+import tempfile
+
+import pandas as pd
+
+from disdf._utils.atomic_files import write_text_atomically
+from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
+from experiments.analysis.claim_history import COLUMNS, HISTORY_CSV, RULE_SETS, RuleSet, records_digest
+from experiments.paths import ROOT
+from experiments.reporting.section import ReportContext
+
+#: What the old code reads of a record (the claims need no other field).
+FIELDS = ["dataset", "N", "T", "method", "repetition", "seed", "accuracy"]
+RUNNER = """
+import importlib, sys
+import pandas as pd
+records = pd.read_csv(sys.argv[1])
+paper = pd.read_csv(sys.argv[2])
+verdicts = importlib.import_module(sys.argv[3]).claim_verdicts(records, paper)
+verdicts[["claim", "dataset", "verdict"]].to_csv(sys.argv[4], index=False)
+"""
+
+
+def materialise(commit: str, into: Path, repository: Path = ROOT) -> None:
+    """The commit's experiments/, disdf/ and configs/ as files under ``into`` (git archive)."""
+    archive = subprocess.run(
+        ["git", "-C", str(repository), "archive", "--format=tar", commit, "experiments", "disdf", "configs"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+
+
+def old_verdicts(rule_set: RuleSet, records: pd.DataFrame, paper: Path) -> pd.DataFrame:
+    """``rule_set``'s own claim_verdicts on ``records``, run from its commit in a fresh interpreter."""
+    with tempfile.TemporaryDirectory(prefix=f"claims-{rule_set.short}-") as folder:
+        tree = Path(folder) / "tree"
+        materialise(rule_set.commit, tree)
+        records_csv, out = Path(folder) / "records.csv", Path(folder) / "verdicts.csv"
+        records[FIELDS].to_csv(records_csv, index=False)
+        environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+        environment["PYTHONPATH"] = str(tree)
+        command = [sys.executable, "-c", RUNNER, str(records_csv), str(paper), rule_set.module, str(out)]
+        subprocess.run(command, cwd=tree, env=environment, check=True)
+        verdicts = pd.read_csv(out, dtype={"claim": str})
+    keys = {name: key for key, name in DATASET_NAMES.items()}
+    return verdicts.assign(
+        rules=rule_set.short,
+        rules_date=rule_set.date,
+        dataset=verdicts["dataset"].map(lambda name: keys.get(name, name)),
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose results/ records to read")
+    parser.add_argument("--out", type=Path, help=f"the CSV to write (default: <root>/results/{HISTORY_CSV})")
+    args = parser.parse_args()
+    context = ReportContext(args.root, args.root / "results")
+    records, _ = context.records("paper")
+    if records.empty:
+        sys.exit(f"No records of experiment=paper under {args.root / 'results'}: run make reproduce first")
+    digest = records_digest(records)
+    frames = [old_verdicts(rule_set, records, PAPER_TABLES) for rule_set in RULE_SETS]
+    table = pd.concat(frames, ignore_index=True).assign(records=digest)[COLUMNS]
+    out = args.out or args.root / "results" / HISTORY_CSV
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(out, table.to_csv(index=False))
+    print(f"{len(table)} verdicts of {len(RULE_SETS)} earlier rule sets on records {digest}: {out}")
+
+
+if __name__ == "__main__":
+    main()
