@@ -70,8 +70,9 @@ def test_the_report_section_draws_from_records_and_says_nothing_without_them(tmp
         .drop(columns="method")
     )
     df21.loc[df21["dataset"] == "keel_d3", "status"] = "ValueError: too few rows"
-    lines, figures = benchmark.benchmark_section({"benchmark": (regime_a, frame)}, traits, df21)
+    lines, detail, figures = benchmark.benchmark_section({"benchmark": (regime_a, frame)}, traits, df21)
     text = "\n".join(lines)
+    assert "spearman_rho" in "\n".join(detail) and "spearman_rho" not in text
     assert re.search(r"\| DisDF tuned − gcF \| \+(3\.9\d|4\.0\d) \|", text)
     # DF21 on the tables it completed (19 of 20), +2 points over gcF; the failed table named
     assert re.search(r"on 19 tables: DF21 − gcF \+2\.0\d points", text) and "d3: ValueError" in text

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
+from experiments.analysis.claim_history import claims_table_lines, read_history, records_digest
 from experiments.analysis.claim_qualifiers import qualifiers_section
 from experiments.analysis.paper_claims import Decision, rows_table, rules_text
 from experiments.analysis.paper_statistics import paper_statistics_section
@@ -46,8 +47,13 @@ def render(context: ReportContext) -> Rendered | None:
     paper = pd.read_csv(PAPER_TABLES)
     decisions = decisions_of(context, headline, paper)
     runs = {name: frame for name in MECHANISMS if not (frame := mechanism_records(name, context)).empty}
+    history = claims_table_lines(read_history(context.folder), decisions, records_digest(headline))
     lines = [
         *rows_lines(decisions),
+        "**The sentences under every rule set the history had** (our rows' verdicts by the rules of each "
+        "commit, their own code from git, on today's records):",
+        "",
+        *history,
         *qualifiers_section(headline, runs, decisions),
         *paper_statistics_section(headline, paper),
     ]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
-from experiments.analysis.claim_history import claims_table_lines, read_history, records_digest
+from experiments.analysis.claim_history import earlier_columns, read_history, records_digest
 from experiments.analysis.paper_claims import (
     Decision,
     counts_lines,
     rules_text,
     sentence_decisions,
+    sentence_table,
 )
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
@@ -39,15 +40,26 @@ def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest
         "",
         rules_text(brief=True),
         "",
-        *claims_table_lines(history, decisions, digest),
+        sentence_table(decisions),
+        "",
         *counts_lines(decisions),
         "",
+        *history_summary(history, decisions, digest),
         f"The scanning sentence is decided for {mgs.SCANNER}.",
         "",
-        f"Rules in full, each row's CI and p-values, qualifiers, the paper's tables: APPENDIX.md, "
-        f"“{APPENDIX_TITLE}”.",
+        f"Rules in full, each row's CI and p-values, the verdicts under the earlier rules with their dates, "
+        f"qualifiers: APPENDIX.md, “{APPENDIX_TITLE}”.",
         "",
     ]
+
+
+def history_summary(history: pd.DataFrame | None, decisions: list[Decision], digest: str) -> list[str]:
+    """One sentence: the counts under the rules in force when the records were first read and in between."""
+    if history is None or set(history["records"]) != {digest}:
+        return []
+    earlier = earlier_columns(history, decisions)
+    counts = "; ".join(f"{name}: {column[-1]}" for name, column in earlier.items())
+    return [f"The same records under the earlier rules, run from git ({counts}).", ""]
 
 
 def render(context: ReportContext) -> Rendered | None:

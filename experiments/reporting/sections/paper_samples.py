@@ -1,28 +1,99 @@
-"""REPORT.md section "The paper's values as samples of ours": n̂ per dataset, the predictive check of
-the paper's table with λ fixed and chosen on the test data, and the scope of our intervals
-(:mod:`experiments.analysis.paper_as_samples`).
+"""The paper's values as samples of ours (:mod:`experiments.analysis.paper_as_samples`): REPORT.md's
+compact section "What the paper's tables can tell" (n̂ per dataset and the predictive check in one
+table) and APPENDIX.md's full one (every P, the check with each T its own splits, the scope of our
+intervals).
 
-    python -m experiments.reporting.report --section paper_samples     # after make reproduce and make audit
+    python -m experiments.reporting.report --section paper_samples --section paper_samples_detail
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from experiments.analysis.cells import PAPER_TABLES
-from experiments.analysis.paper_as_samples import paper_as_samples_section
+from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
+from experiments.analysis.paper_as_samples import (
+    paper_as_samples_section,
+    predictive_check,
+    repetitions_by_dataset,
+)
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import GRID, mechanism_records
 
+DETAIL_TITLE = "The paper's values as samples of ours"
+FIXED, CHOSEN = "λ = τ = 1", "λ best per split"
 
-def render(context: ReportContext) -> Rendered | None:
-    """The section; None without the headline's records."""
+
+def _p(value: float) -> str:
+    return "–" if pd.isna(value) else f"{value:.2f}" if value >= 0.01 else f"{value:.0e}"
+
+
+def compact_lines(headline: pd.DataFrame, paper: pd.DataFrame, grid: pd.DataFrame | None) -> list[str]:
+    """One table: n̂ per dataset and the joint P of the paper's table at n = 1 and n̂, λ fixed or chosen."""
+    estimates, test = repetitions_by_dataset(headline, paper)
+    repetitions = {row.dataset: sorted({1, int(row.n_check)}) for row in estimates.itertuples(index=False)}
+    check = predictive_check(headline, paper, repetitions, grid)
+    rows = []
+    for estimate in estimates.itertuples(index=False):
+        mine = check[check["dataset"] == estimate.dataset]
+        first = mine.iloc[0]
+
+        def joint(selection: str, mine: pd.DataFrame = mine) -> str:
+            found = mine[mine["selection"] == selection].sort_values("n")
+            return " / ".join(_p(p) for p in found["p_joint"])
+
+        rows.append(
+            {
+                "dataset": DATASET_NAMES.get(estimate.dataset, estimate.dataset),
+                "n̂ [95 % CI]": f"{estimate.n_hat:.1f} [{estimate.ci_low:.1f}, {estimate.ci_high:.1f}]"
+                + (" (< 1)" if estimate.below_one else ""),
+                "n drawn": " / ".join(str(n) for n in repetitions[estimate.dataset]),
+                "paper: mean; cells DisDF > gcF": f"{first['paper_mean']:+.2f}; "
+                f"{first['paper_count']}/{first['cells']}",
+                "P, λ = τ = 1": joint(FIXED),
+                "P, λ chosen on test": joint(CHOSEN),
+            }
+        )
+    pooled = "rejected: no pooled n̂" if test["pooled"] is None else "not rejected"
+    return [
+        "## What the paper's tables can tell",
+        "",
+        "A paper value is one or a few splits, not a constant. How much its values move across T gives n̂, "
+        "the number of our splits a paper cell behaves like (its gcF and DisDF rows averaged: they move "
+        f"together); one n for all datasets is {pooled} (χ²({test['groups'] - 1}) = {test['statistic']:.1f}, "
+        f"p = {test['p']:.2g}). P: the chance that a table drawn from our splits, each cell the mean of n of "
+        "them (n = 1 / n̂ rounded up), has the paper's mean DisDF − gcF and count of cells with DisDF ahead "
+        "(both at once), with λ = τ = 1 and with λ chosen per split on the test data over the audit's grid "
+        f"at T = 100, as the paper chose it. Detail: APPENDIX.md, “{DETAIL_TITLE}”.",
+        "",
+        pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
+        "",
+    ]
+
+
+def _inputs(context: ReportContext) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None] | None:
     headline, _ = context.records("paper")
     if headline.empty:
         return None
     grid = mechanism_records(GRID, context)
-    lines = paper_as_samples_section(headline, pd.read_csv(PAPER_TABLES), None if grid.empty else grid)
-    return Rendered("\n".join(["## What the paper's tables can tell", *lines[1:]]))
+    return headline, pd.read_csv(PAPER_TABLES), None if grid.empty else grid
+
+
+def render(context: ReportContext) -> Rendered | None:
+    """REPORT.md's compact section; None without the headline's records."""
+    found = _inputs(context)
+    return None if found is None else Rendered("\n".join(compact_lines(*found)))
+
+
+def render_detail(context: ReportContext) -> Rendered | None:
+    """APPENDIX.md's full section; None without the headline's records."""
+    found = _inputs(context)
+    if found is None:
+        return None
+    lines = paper_as_samples_section(*found)
+    return Rendered("\n".join([f"## {DETAIL_TITLE}", *lines[1:]]))
 
 
 SECTION = Section("paper_samples", "the records of experiment=paper and of the audit's λ/τ grid", render)
+DETAIL = Section(
+    "paper_samples_detail", "the records of experiment=paper and of the audit's λ/τ grid", render_detail
+)

@@ -417,14 +417,9 @@ def render(context: ReportContext) -> Rendered | None:
             "## Verdict",
             "",
             summary,
-            "Per dataset: DisDF − gcF averaged over the 16 cells (per split over T, then over the "
-            "independent N) with its 95 % CI given the dataset's file, and for new data of its kind "
-            "(Nadeau–Bengio, scaled by the share of the file a split uses); the paper's same average; "
-            f"equivalence by TOST at ±{EQUIVALENCE_MARGIN:g} point (the margin declared on 2026-11-22, after "
-            "the first 100-repetition records were read: see Method); P(paper's table): the predictive "
-            "check's joint probability of the paper's mean and sign pattern, the largest over n = 1 and n̂ "
-            "splits per cell, with λ = τ = 1 and with λ chosen on the test data (“The paper's values as "
-            "samples of ours”).",
+            "DisDF − gcF over the 16 cells (per split averaged over T, then over N), 95 % CI given the "
+            "dataset's file and for new data of its kind (Nadeau–Bengio); TOST at ±1 point; P: the "
+            "predictive check (“What the paper's tables can tell”), the largest over n = 1 and n̂.",
             "",
             f"![DisDF − gcF per cell, ours and the paper's]({FIGURE})",
             "",
