@@ -35,7 +35,7 @@ from experiments.analysis.statistics import (
 )
 
 #: The audit mechanisms that change how the cascade is run or the data split (the faults are not).
-QUALIFYING = ("refit", "min_split_11", "stratified", "subject_groups")
+QUALIFYING = ("refit", "min_split_11", "base_code", "stratified", "subject_groups")
 AUDIT_T = 100
 SPLIT = ["dataset", "N", "repetition"]
 TESTS = {

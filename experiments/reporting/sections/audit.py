@@ -31,7 +31,15 @@ from experiments.reporting.section import Rendered, ReportContext, Section
 log = logging.getLogger(__name__)
 AUDIT_T = 100
 #: The mechanisms of configs/audit/ whose effect is a difference against the headline (not the grid).
-MECHANISMS = ("refit", "min_split_11", "stratified", "subject_groups", "misaligned", "inverted_test")
+MECHANISMS = (
+    "refit",
+    "min_split_11",
+    "base_code",
+    "stratified",
+    "subject_groups",
+    "misaligned",
+    "inverted_test",
+)
 GRID = "lambda_tau_grid"
 #: The honest DisDF of the grid: the headline's fixed λ = τ = 1.
 HONEST_METHOD = "disdf_lam1_tau1"

@@ -131,7 +131,7 @@ def _change(headline: pd.DataFrame, mechanism: pd.DataFrame, dataset: str) -> st
     mine, base = under.align(ours, join="inner")
     change = one_sample_t((mine - base).to_numpy())
     interval = f"[{change['ci_low']:+.2f}, {change['ci_high']:+.2f}]"
-    return f"{mine.mean():+.2f} pp, a change of {change['mean']:+.2f} {interval}"
+    return f"{mine.mean():+.2f} points, a change of {change['mean']:+.2f} {interval}"
 
 
 def conclusion(facts: dict) -> str:
@@ -159,6 +159,11 @@ def conclusion(facts: dict) -> str:
             f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}] "
             "is significant but inside the margin."
         )
+    for r in other.itertuples():
+        if r.dataset in facts["mechanisms"]:
+            parts.append(
+                f" {_possessive(DATASET_NAMES.get(r.dataset, r.dataset))} {facts['mechanisms'][r.dataset]}."
+            )
     widest = rows.loc[rows["nb_high"].idxmax()]
     parts.append(
         " These intervals hold for the paper's files; for new data of the same kind (Nadeau–Bengio) "
@@ -223,14 +228,14 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     for dataset in effects[~effects["equivalent"]]["dataset"]:
         said = []
         for name, words in (
-            ("refit", "the paper's base code's refit test vectors"),
+            ("base_code", "the paper's base code (refit vectors, min_samples_split = 11)"),
             ("subject_groups", "subject-disjoint splits"),
         ):
             records = mechanism_records(name, context)
             if not records.empty and dataset in set(records["dataset"]):
                 said.append(f"with {words} {_change(headline, records, dataset)}")
         if said:
-            mechanisms[dataset] = "at T = 100: " + "; ".join(said)
+            mechanisms[dataset] = "DisDF − gcF at T = 100: " + "; ".join(said)
     decisions = decisions_of(context, headline, paper)
     methods = [d for d in decisions if is_method_sentence(d.sentence)]
     return {
