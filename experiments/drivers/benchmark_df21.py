@@ -7,7 +7,7 @@ numpy < 2.4), so it runs in a venv of its own (``build/df21-venv``, made by the 
 dataset of the experiment, every repetition's split is drawn by the runner's rule
 (:meth:`~experiments.running.protocol.ProtocolPlan.split` with the unit's split seed: the examples the
 other methods saw), written with integer labels to a temporary ``numpy.savez`` file, and fitted by
-``scripts/bench/df21_splits.py`` there, with the split seed as DF21's ``random_state`` and T trees per
+``scripts/tools/df21_splits.py`` there, with the split seed as DF21's ``random_state`` and T trees per
 forest. One row per (dataset, repetition): ``status`` is "ok" or DF21's error in one line (a status
 row, never a silent gap). Rows already in the file are kept and skipped (the command resumes);
 ``--max-minutes`` stops before the next dataset once that much time has passed.
@@ -31,7 +31,7 @@ from experiments.running.composition import compose_config
 from experiments.running.plan import decide
 from experiments.running.protocol import Unit
 
-WORKER = ROOT / "scripts" / "bench" / "df21_splits.py"
+WORKER = ROOT / "scripts" / "tools" / "df21_splits.py"
 DEFAULT_PYTHON = ROOT / "build" / "df21-venv" / "bin" / "python"
 COLUMNS = (
     "dataset", "N", "repetition", "seed", "status", "accuracy", "n_test", "n_levels", "fit_seconds",

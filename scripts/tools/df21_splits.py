@@ -8,7 +8,7 @@ error's one line), ``accuracy``, ``n_test``, ``n_levels``, ``fit_seconds``, ``li
 DF21's model is bench_df21.py's ``native`` one (2 random forests + 2 extra-trees forests per layer,
 ``--n-trees`` trees each, at most 10 layers, patience 1), fitted with one thread::
 
-    build/df21-venv/bin/python scripts/bench/df21_splits.py SPLITS.npz --repetitions 0 1 2
+    build/df21-venv/bin/python scripts/tools/df21_splits.py SPLITS.npz --repetitions 0 1 2
 """
 
 from __future__ import annotations
