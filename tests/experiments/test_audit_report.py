@@ -9,7 +9,6 @@ from experiments.reporting.sections.audit import (
     oracle_cells,
     oracle_optimism,
     paired_effect,
-    unexplained,
 )
 
 GRID = [HONEST_METHOD, "disdf_lam0p1_tau1", "disdf_lam10_tau1"]
@@ -68,30 +67,3 @@ def test_a_mechanism_effect_is_the_paired_difference_in_points():
     effect = paired_effect(mechanism, baseline).set_index("method")
     assert effect.loc["disdf", "effect"] == pytest.approx(3.0) and effect.loc["disdf", "splits"] == 10
     assert effect.loc["gcforest", "effect"] == pytest.approx(0.0)
-
-
-def test_a_paper_value_counts_as_reached_only_inside_an_honest_sources_ci():
-    paper = pd.DataFrame([{"dataset": "ecoli", "N": 50, "method": "gcforest", "accuracy": 0.80}])
-    cells = pd.DataFrame(
-        [
-            {
-                "dataset": "ecoli",
-                "N": 50,
-                "method": "gcforest",
-                "source": "ours",
-                "mean": 0.70,
-                "ci_half": 0.02,
-            },
-            {
-                "dataset": "ecoli",
-                "N": 50,
-                "method": "gcforest",
-                "source": "misaligned",
-                "mean": 0.80,
-                "ci_half": 0.02,
-            },
-        ]
-    )
-    assert not unexplained(cells, paper)["reached"].iloc[0]  # a simulated fault does not explain it
-    cells.loc[2] = ["ecoli", 50, "gcforest", "refit", 0.79, 0.02]
-    assert unexplained(cells, paper)["reached"].iloc[0]
