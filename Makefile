@@ -118,16 +118,19 @@ bench-scale: install
 benchmark: install
 	$(BIN)/python -m experiments.drivers.benchmark_datasets
 	$(BIN)/python -m experiments.run experiment=benchmark
+	$(BIN)/python -m experiments.reporting.report --section benchmark --section benchmark_detail
 
 # DF21 on regime (a)'s splits, in a venv of its own (it pins scikit-learn<1.6): results/benchmark/df21.csv.
 benchmark-df21: install
 	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
 	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
 	$(BIN)/python -m experiments.drivers.benchmark_df21 --experiment benchmark --df21-python $(DF21_VENV)/bin/python
+	$(BIN)/python -m experiments.reporting.report --section benchmark
 
 # Its regime (b): 5 x 2-fold CV on at most 1,000 rows of each table (configs/experiment/benchmark_cv.yaml).
 benchmark-cv: install
 	$(BIN)/python -m experiments.run experiment=benchmark_cv
+	$(BIN)/python -m experiments.reporting.report --section benchmark --section benchmark_detail
 
 # The first fit in a fresh virtual environment, before and after the warm-up make install runs (a few minutes).
 bench-first-fit: install
@@ -212,6 +215,7 @@ weights: install
 # DisDF tuned on the headline's first 30 splits of every cell (#42; rule: experiments/analysis/benchmark_plan.py).
 headline-tuned: install
 	$(BIN)/python -m experiments.run experiment=headline_tuned
+	$(BIN)/python -m experiments.reporting.report --section tuned_headline --section benchmark
 
 # DisDF as a metric learner: k-NN and pair AUC in each representation (raw, NCA, gcF, DisDF),
 # T = 100, every N, 100 repetitions (about 10 min), then REPORT.md's section and figures/metric.png.
