@@ -109,6 +109,7 @@ SAMPLES: tuple[CommittedSample, ...] = (
                 "lambda_tau_grid",
                 "refit",
                 "min_split_11",
+                "base_code",
                 "stratified",
                 "subject_groups",
                 "misaligned",
@@ -117,6 +118,7 @@ SAMPLES: tuple[CommittedSample, ...] = (
         ),
     ),
     CommittedSample("baselines", "baselines", "results/baselines", ("protocol.Ns=[50]",)),
+    CommittedSample("headline_tuned", "headline_tuned", "results/headline_tuned", ("protocol.Ns=[50]",)),
     CommittedSample("metric", "metric", "results/metric", ("protocol.Ns=[50]",)),
     CommittedSample("mgs", "mgs", "results/mgs", ("protocol.Ns=[50]",)),
     # Every KEEL table's first repetition, in four parts of about equal work for the test's workers.
