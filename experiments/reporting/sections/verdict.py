@@ -229,7 +229,6 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
         said = []
         for name, words in (
             ("base_code", "the paper's base code (refit vectors, min_samples_split = 11)"),
-            ("subject_groups", "subject-disjoint splits"),
         ):
             records = mechanism_records(name, context)
             if not records.empty and dataset in set(records["dataset"]):
