@@ -25,46 +25,29 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
 from disdf._utils.labels import encode_labels
 from disdf._utils.malloc_trim import release_free_memory
-from disdf._utils.parameters import (
-    Constraint,
-    DictEntrySetParams,
-    Float,
-    Integer,
-    NJobs,
-    OneOf,
-    RandomSeed,
-    check_estimator_parameters,
-)
+from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estimator_parameters
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
-from disdf._utils.sample_weights import ClassWeight, example_weights, same_weights
+from disdf._utils.sample_weights import example_weights
 from disdf._utils.tree_weights import uniform_weights
+from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._fit_memory import _FitMemoryCheck
-from disdf.cascade._fitted_levels import (
-    FitFolder,
-    KeepFittedLevels,
-    LevelsFolder,
-    new_fit_folder,
-    release_level,
-    store_level,
-)
+from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
 from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
+from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_score import level_accuracy
-from disdf.cascade._predictor import Predictor, check_predictor_weights, fit_predictor, predictor_input
-from disdf.forests._specs import ENGINES, ForestSpecs, parse_forest_specs
+from disdf.cascade._predictor import check_predictor_weights, fit_predictor, predictor_input
+from disdf.forests._specs import parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
-
-AUGMENTATIONS = ("cumulative", "previous")
-#: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
-TEST_VECTORS = ("fold_mean", "refit")
 
 
 class CascadeForestClassifier(
     DictEntrySetParams,
     VersionedPickle,
     PairDistances,
+    FeatureImportances,
     _FitMemoryCheck,
     ClassifierMixin,
     TransformerMixin,
@@ -169,6 +152,12 @@ class CascadeForestClassifier(
         or garbage-collected. A pickled or copied estimator carries its trees, not the folder.
     predictor_ : classifier or None
         The fitted clone of ``predictor`` (on the class codes ``0 .. n_classes - 1``), or None.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Impurity-based importances of the original features, summing to 1: each kept level's
+        restricted to the raw features and renormalised, averaged over the levels
+        (:mod:`disdf.cascade._importances` says how; the cascade's forests', not the predictor's).
+    level_feature_importances_ : list of ndarray
+        Each kept level's importances over its whole input: raw features, then class vectors.
     n_features_in_ : int
         Number of features seen at fit.
 
@@ -247,29 +236,8 @@ class CascadeForestClassifier(
         self.class_weight = class_weight
 
     # ------------------------------------------------------------------ checks
-    #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work, in this
-    #: order: a constraint that reads another parameter (forests reads engine) comes after it.
-    _parameter_table: ClassVar[dict[str, Constraint]] = {
-        "n_trees": Integer(1),
-        "n_folds": Integer(2),
-        "max_levels": Integer(1),
-        "patience": Integer(1),
-        "tol": Float(0.0),
-        "augmentation": OneOf(AUGMENTATIONS),
-        "max_depth": Integer(1, none=True),
-        "min_samples_split": Integer(2),
-        "min_samples_leaf": Integer(1),
-        "n_jobs": NJobs(),
-        "random_state": RandomSeed(),
-        "engine": OneOf(ENGINES),
-        "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
-        "test_vectors": OneOf(TEST_VECTORS),
-        "forests": ForestSpecs(),
-        "keep_fitted_levels": KeepFittedLevels(),
-        "fitted_levels_dir": LevelsFolder(),
-        "predictor": Predictor(),
-        "class_weight": ClassWeight(),
-    }
+    #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
+    _parameter_table: ClassVar[dict[str, Constraint]] = CASCADE_PARAMETERS
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
         """Check every parameter against the table (InvalidParameterError naming the first wrong one);
@@ -470,15 +438,8 @@ class CascadeForestClassifier(
     def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
-            raise ValueError("the shared first level was grown with other seeds than this estimator's")
-        if not same_weights(shared.sample_weight, sample_weight):
-            raise ValueError("the shared first level was grown with other example weights than this fit's")
-        if shared.n_trees < self.n_trees:
-            raise ValueError(
-                f"the shared first level has {shared.n_trees} trees per forest < n_trees={self.n_trees}"
-            )
-        return shared.first(self.n_trees)
+        seed_key = (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds))
+        return shared.taken_as_first_level(seed_key, sample_weight, self.n_trees)
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""

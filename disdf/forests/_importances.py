@@ -75,7 +75,8 @@ class TreeImportances:
     def first(self, n_trees: int) -> TreeImportances:
         """The importances of the first ``n_trees`` trees (views)."""
         end = self.indptr[n_trees]
-        return TreeImportances(self.indptr[: n_trees + 1], self.features[:end], self.values[:end], self.n_features)
+        indptr, features, values = self.indptr[: n_trees + 1], self.features[:end], self.values[:end]
+        return TreeImportances(indptr, features, values, self.n_features)
 
     def weighted(self, w: np.ndarray | None) -> np.ndarray:
         """``sum_t w_t imp_t`` normalised to sum 1 (w None: every tree alike), shape (n_features,)."""

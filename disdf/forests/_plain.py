@@ -61,6 +61,29 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         Weights of the classes, as one weight per training example multiplied into ``fit``'s
         ``sample_weight`` (scikit-learn's ``compute_sample_weight``): ``"balanced"`` weighs class c
         by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries. On every engine.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    forest_ : fold model
+        The fitted forest (``SklearnFoldModel`` or the compiled ``FastForest``).
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        Impurity-based importances (mean decrease in Gini impurity), summing to 1 unless no tree
+        splits: with ``engine="sklearn"`` scikit-learn's forest's ``feature_importances_``, with the
+        compiled engines the same rule on their trees.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from disdf import PlainForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = PlainForestClassifier(n_trees=10, random_state=0).fit(X, y)
+    >>> importances = model.feature_importances_
+    >>> importances.shape, bool(abs(importances.sum() - 1) < 1e-9)
+    ((4,), True)
+    >>> int(importances.argmax()) in (2, 3)  # the petals
+    True
     """
 
     #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work.
@@ -133,6 +156,12 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
             sample_weight=weights,
         )
         return self
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importances of the features, shape (n_features_in_,) (see Attributes)."""
+        check_is_fitted(self)
+        return self.forest_.feature_importances()
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean of the trees' class probabilities, columns in the order of ``classes_``.

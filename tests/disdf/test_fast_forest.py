@@ -15,7 +15,6 @@ from disdf.forests._compiled.forest import n_candidate_features
 from disdf.forests._compiled.node_layout import local_child_codes
 from disdf.forests._specs import fit_fold_model
 
-
 #: The bin sample that places bins on every example.
 NO_SAMPLE = np.empty(0, dtype=np.bool_)
 
@@ -497,7 +496,8 @@ def test_bins_hold_about_equal_counts_and_split_at_their_upper_edges():
     n = 5000
     y = rng.integers(0, 2, n).astype(np.int64)
     X = np.column_stack([rng.normal(size=n) + y, rng.exponential(size=n)]).astype(np.float32)
-    data = kernels._training_data(np.ascontiguousarray(X.T, dtype=np.float64), y, np.empty(0), False, 64, 50, NO_SAMPLE)
+    Xt = np.ascontiguousarray(X.T, dtype=np.float64)
+    data = kernels._training_data(Xt, y, np.empty(0), False, 64, 50, NO_SAMPLE)
     for f in range(2):
         n_bins, edges, codes = data.n_codes[f], data.code_values[f], data.codes[f].astype(int)
         assert data.binned[f] and n_bins == 50 and np.all(np.diff(edges[: n_bins - 1]) > 0)
