@@ -39,7 +39,7 @@ from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_score import level_accuracy
 from disdf.cascade._predictor import check_predictor_weights, fit_predictor, predictor_input
-from disdf.forests._specs import parse_forest_specs
+from disdf.forests._specs import BINNING_PARAMS, parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
 
 
@@ -93,10 +93,17 @@ class CascadeForestClassifier(
         by an equivalence test in every cell of the paper's protocol
         (``scripts/evidence/compare_engines.py``), but draw different random streams,
         so one seed gives different trees under each. ``"binned"`` is
-        ``"fast"`` with features of more than 256 distinct values split
-        between at most 255 bins of about equal counts at nodes of at least
+        ``"fast"`` with features of more than ``n_bins + 1`` distinct values split
+        between at most ``n_bins`` bins of about equal counts at nodes of at least
         64 examples (DF21's approach, for large n): on 256 examples or fewer,
         or features of fewer values, the trees of ``"fast"``.
+    n_bins : int, default=255
+        ``engine="binned"`` only: the most bins of a feature, in [2, 255] (DF21's ``n_bins``); a
+        feature of at most ``n_bins + 1`` values keeps them. Best splits only (random forests; the
+        completely-random trees draw thresholds), at nodes of 64 examples or more.
+    bin_subsample : int or None, default=None
+        ``engine="binned"`` only: the bin edges placed on this many (>= 256) of a fold model's
+        examples, drawn from its seed (DF21's ``bin_subsample``); None: on all of them.
     verbose : int, default=0
         Progress through the ``disdf`` logger: per level with 1 (its out-of-fold accuracy, time,
         elapsed time and peak memory), per forest too with 2. Without a logging configuration
@@ -214,6 +221,8 @@ class CascadeForestClassifier(
         fitted_levels_dir: str | os.PathLike | None = None,
         predictor: Any = None,
         class_weight: str | Mapping[Any, float] | None = None,
+        n_bins: int = 255,
+        bin_subsample: int | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -234,6 +243,8 @@ class CascadeForestClassifier(
         self.fitted_levels_dir = fitted_levels_dir
         self.predictor = predictor
         self.class_weight = class_weight
+        self.n_bins = n_bins
+        self.bin_subsample = bin_subsample
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
@@ -321,6 +332,7 @@ class CascadeForestClassifier(
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
             "min_samples_leaf": self.min_samples_leaf,
+            **{name: getattr(self, name) for name in BINNING_PARAMS},  # engine="binned"'s
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
 

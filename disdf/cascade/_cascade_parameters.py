@@ -8,14 +8,14 @@ from disdf._utils.parameters import Constraint, Float, Integer, NJobs, OneOf, Ra
 from disdf._utils.sample_weights import ClassWeight
 from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder
 from disdf.cascade._predictor import Predictor
-from disdf.forests._specs import ENGINES, ForestSpecs
+from disdf.forests._specs import ENGINES, BinningParameter, ForestSpecs
 
 #: How a level's input grows (see CascadeForestClassifier's ``augmentation``).
 AUGMENTATIONS = ("cumulative", "previous")
 #: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
 TEST_VECTORS = ("fold_mean", "refit")
 
-#: In this order: a constraint that reads another parameter (forests reads engine) comes after it.
+#: In this order: a constraint that reads another parameter (forests, n_bins read engine) comes after it.
 CASCADE_PARAMETERS: dict[str, Constraint] = {
     "n_trees": Integer(1),
     "n_folds": Integer(2),
@@ -29,6 +29,8 @@ CASCADE_PARAMETERS: dict[str, Constraint] = {
     "n_jobs": NJobs(),
     "random_state": RandomSeed(),
     "engine": OneOf(ENGINES),
+    "n_bins": BinningParameter(),
+    "bin_subsample": BinningParameter(),
     "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
     "test_vectors": OneOf(TEST_VECTORS),
     "forests": ForestSpecs(),

@@ -30,7 +30,7 @@ from disdf._utils.persistence import VersionedPickle
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.sample_weights import ClassWeight, example_weights
 from disdf._utils.tree_weights import uniform_weights
-from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
+from disdf.forests._specs import BINNING_PARAMS, ENGINES, FOREST_KINDS, BinningParameter, fit_fold_model
 
 #: The kinds of forest it grows: a random forest, or extremely randomised trees (a random threshold
 #: per candidate feature), each with ``max_features`` candidate features per node.
@@ -61,6 +61,12 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         Weights of the classes, as one weight per training example multiplied into ``fit``'s
         ``sample_weight`` (scikit-learn's ``compute_sample_weight``): ``"balanced"`` weighs class c
         by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries. On every engine.
+    n_bins : int, default=255
+        ``engine="binned"`` only: the most bins of a feature, in [2, 255], for the best splits of
+        ``kind="random_forest"`` (see :class:`disdf.CascadeForestClassifier`).
+    bin_subsample : int or None, default=None
+        ``engine="binned"`` only: the bin edges placed on this many (>= 256) training examples,
+        drawn from the forest's seed; None: on all of them.
 
     Attributes
     ----------
@@ -93,6 +99,8 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         "trees_per_T": Integer(1),
         "max_features": MaxFeatures(),
         "engine": OneOf(ENGINES),
+        "n_bins": BinningParameter(),
+        "bin_subsample": BinningParameter(),
         "random_state": RandomSeed(),
         "n_jobs": NJobs(),
         "class_weight": ClassWeight(),
@@ -109,6 +117,8 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         random_state=None,
         n_jobs: int | None = None,
         class_weight=None,
+        n_bins: int = 255,
+        bin_subsample: int | None = None,
     ) -> None:
         self.kind = kind
         self.n_trees = n_trees
@@ -118,6 +128,8 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.n_bins = n_bins
+        self.bin_subsample = bin_subsample
 
     def _validate_hyperparameters(self) -> None:
         check_estimator_parameters(self)
@@ -152,7 +164,12 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
             n_classes=len(self.classes_),
             n_trees=self.trees_per_T * self.n_trees,
             random_state=int(check_random_state(self.random_state).randint(SEED_HIGH)),
-            tree_params={"max_depth": None, "min_samples_split": 2, "min_samples_leaf": 1},
+            tree_params={
+                "max_depth": None,
+                "min_samples_split": 2,
+                "min_samples_leaf": 1,
+                **{name: getattr(self, name) for name in BINNING_PARAMS},  # engine="binned"'s
+            },
             sample_weight=weights,
         )
         return self
