@@ -107,7 +107,8 @@ class CascadeForestClassifier(
     verbose : int, default=0
         Progress through the ``disdf`` logger: per level with 1 (its out-of-fold accuracy, time,
         elapsed time and peak memory), per forest too with 2. Without a logging configuration
-        the lines go to stderr.
+        the lines go to stderr; where stderr is a terminal and tqdm is installed, above a progress
+        bar over the levels (:mod:`disdf._utils.progress`).
     test_vectors : {"fold_mean", "refit"}, default="fold_mean"
         Where a new example's class vector of a forest comes from.
         ``"fold_mean"``: the mean over the forest's K fold models (DF21's
@@ -348,42 +349,42 @@ class CascadeForestClassifier(
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
         best, stalled = -np.inf, 0
-        progress = FitProgress(type(self).__name__, int(self.verbose))
-        for level_index in range(self.max_levels):
-            progress.start_level()
-            features = self._level_input(X, previous_vectors)
-            if level_index == 0 and first_level is not None:
-                fit = self._take_first_level(first_level, specs, rng, sample_weight)
-            else:
-                fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
-            forests, weight_fit = self._level_weights(fit, y_code, level_index)
-            oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
-            score = level_accuracy(oof, y_code, sample_weight)
-            if self.verbose >= 2:  # each forest alone: which of them carries the level
-                for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
-                    accuracy = level_accuracy([vectors], y_code, sample_weight)
-                    progress.forest(level_index, position, forest.kind, accuracy)
-            scores.append(score)
-            levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
-            if folder is not None:  # its trees leave memory before the next level grows
-                store_level(levels[-1].models, folder, level_index)
-            previous_vectors.append(np.hstack(oof))
-            # The level's held-out (n, T, C) probabilities are spent: free them before the next
-            # level grows (on all of MNIST they are 1.9 GB per level).
-            freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
-            del fit, forests, oof, features
-            # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
-            release_free_memory(freed)
-            progress.level(level_index, score)
-            if score > best + self.tol:
-                best, stalled = score, 0
-                n_keep = level_index + 1
-            else:
-                stalled += 1
-                if stalled >= self.patience:
-                    break
-            if score == 1.0:
-                break  # nothing left to improve
+        with FitProgress(type(self).__name__, int(self.verbose), self.max_levels) as progress:
+            for level_index in range(self.max_levels):
+                progress.start_level()
+                features = self._level_input(X, previous_vectors)
+                if level_index == 0 and first_level is not None:
+                    fit = self._take_first_level(first_level, specs, rng, sample_weight)
+                else:
+                    fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
+                forests, weight_fit = self._level_weights(fit, y_code, level_index)
+                oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
+                score = level_accuracy(oof, y_code, sample_weight)
+                if self.verbose >= 2:  # each forest alone: which of them carries the level
+                    for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
+                        accuracy = level_accuracy([vectors], y_code, sample_weight)
+                        progress.forest(level_index, position, forest.kind, accuracy)
+                scores.append(score)
+                levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
+                if folder is not None:  # its trees leave memory before the next level grows
+                    store_level(levels[-1].models, folder, level_index)
+                previous_vectors.append(np.hstack(oof))
+                # The level's held-out (n, T, C) probabilities are spent: free them before the next
+                # level grows (on all of MNIST they are 1.9 GB per level).
+                freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
+                del fit, forests, oof, features
+                # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
+                release_free_memory(freed)
+                progress.level(level_index, score)
+                if score > best + self.tol:
+                    best, stalled = score, 0
+                    n_keep = level_index + 1
+                else:
+                    stalled += 1
+                    if stalled >= self.patience:
+                        break
+                if score == 1.0:
+                    break  # nothing left to improve
 
         self.levels_ = levels[:n_keep]
         # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
