@@ -2,8 +2,8 @@
 
     python scripts/evidence/compare_predictor.py --record   # -> results/bench/predictor.csv
 
-(without ``--record``: build/bench/predictor.csv; ``--summarize FILE`` prints the summary of a written
-CSV without fitting anything).
+(without ``--record``: build/bench/predictor.csv; ``--resummarize FILE`` recomputes the summary rows of
+a written CSV from its split rows, fitting nothing).
 
 gcF (CascadeForestClassifier, T = ``--n-trees``, default 50, every other parameter its default, the
 compiled engine) on ``--splits`` stratified random splits (70 % train, 30 % test) of each of six
@@ -22,8 +22,10 @@ and only the top differs:
 The summary, per predictor against ``none``: per table the mean test-accuracy difference (percentage
 points) with Nadeau and Bengio's corrected resampled-t interval (random splits of one table overlap:
 term n_test / n_train), and over the tables the mean of their means with a Student-t interval, the
-table the unit (experiments.analysis.statistics). A handful of tables and splits: an indication
-for the documentation, not a benchmark (that is results/benchmark/).
+table the unit (experiments.analysis.statistics). It is printed and written after the split rows,
+one row per table and contrast (``contrast``: "<predictor> - none"; the docs' ``.. results::
+predictor-comparison`` reads them). A handful of tables and splits: an indication for the
+documentation, not a benchmark (that is results/benchmark/).
 """
 
 from __future__ import annotations
@@ -96,8 +98,8 @@ def one_split(table: str, split: int, n_trees: int) -> list[dict]:
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per predictor against ``none``: each table's mean difference (pp) with its corrected interval,
-    then the mean over tables with a t-interval over tables."""
+    """Per predictor against ``none`` (the split rows of ``frame``): each table's mean difference (pp)
+    with its corrected interval over its splits, then the mean over tables with a t-interval over them."""
     wide = frame.pivot_table(index=["table", "split"], columns="predictor", values="accuracy")
     term = TEST_SHARE / (1 - TEST_SHARE)  # Nadeau & Bengio: n_test / n_train
     lines = []
@@ -107,14 +109,24 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         for table, values in differences.groupby(level="table"):
             result = contrast_over_independent_groups([values.to_numpy()], [term])
             means.append(result["mean"])
-            lines.append({"predictor": name, "table": table, **_interval(result), "n": len(values)})
+            lines.append(_summary_row(name, str(table), result, len(values), "Nadeau-Bengio t over splits"))
         overall = one_sample_t(np.array(means))
-        lines.append({"predictor": name, "table": "mean over tables", **_interval(overall), "n": len(means)})
+        lines.append(_summary_row(name, "mean over tables", overall, len(means), "t over tables"))
     return pd.DataFrame(lines)
 
 
-def _interval(result: dict) -> dict:
-    return {key: result[key] for key in ("mean", "ci_low", "ci_high", "p")}
+def _summary_row(predictor: str, table: str, result: dict, n: int, interval: str) -> dict:
+    return {
+        "table": table,
+        "predictor": predictor,
+        "contrast": f"{predictor} - none",
+        "mean_pp": result["mean"],
+        "ci_low_pp": result["ci_low"],
+        "ci_high_pp": result["ci_high"],
+        "p": result["p"],
+        "n": n,
+        "interval": interval,
+    }
 
 
 def main() -> None:
@@ -122,21 +134,32 @@ def main() -> None:
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--n-trees", type=int, default=50)
     parser.add_argument("--n-jobs", type=int, default=2)
-    parser.add_argument("--summarize", type=Path, help="print the summary of this CSV; fit nothing")
+    parser.add_argument(
+        "--resummarize",
+        type=Path,
+        help="recompute the summary rows of this CSV from its split rows; fit nothing",
+    )
     add_record_flag(parser)
     args = parser.parse_args()
-    if args.summarize is not None:
-        frame = pd.read_csv(args.summarize)
+    if args.resummarize is not None:
+        output = args.resummarize
+        frame = pd.read_csv(output)
+        if "contrast" in frame:
+            frame = frame[frame["contrast"].isna()]  # the split rows
     else:
         output = bench_output(args, "predictor")
         jobs = [delayed(one_split)(t, s, args.n_trees) for t in TABLES for s in range(args.splits)]
         frame = pd.DataFrame([row for rows in Parallel(n_jobs=args.n_jobs)(jobs) for row in rows])
         write_csv(output, frame, float_format="%.6g")
-        print(f"wrote {output}; fit CPU minutes: {frame['fit_cpu_seconds'].sum() / 60:.1f}")
+        print(f"fit CPU minutes: {frame['fit_cpu_seconds'].sum() / 60:.1f}")
     means = frame.pivot_table(index="table", columns="predictor", values="accuracy")
     print(means[list(PREDICTORS)].to_string(float_format="%.4f"))
+    summary = summarize(frame)
+    # after the split rows, replacing any earlier summary of the same table and contrast
+    write_csv(output, summary, append=True, replacing=("table", "contrast"), float_format="%.6g")
     print("\ntest accuracy minus predictor=None's, percentage points (95 % CI; p two-sided):")
-    print(summarize(frame).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(summary.drop(columns="contrast").to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    print(f"wrote {output}")
 
 
 if __name__ == "__main__":
