@@ -160,7 +160,7 @@ class CascadeForestClassifier(
         or garbage-collected. A pickled or copied estimator carries its trees, not the folder.
     predictor_ : classifier or None
         The fitted clone of ``predictor`` (on the class codes ``0 .. n_classes - 1``), or None.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         Impurity-based importances of the original features, summing to 1: each kept level's
         restricted to the raw features and renormalised, averaged over the levels
         (:mod:`disdf.cascade._importances` says how; the cascade's forests', not the predictor's).

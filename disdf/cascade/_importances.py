@@ -81,6 +81,6 @@ class FeatureImportances:
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """The original features' importances, shape (n_features_in_,), summing to 1."""
+        """The original features' importances, shape ``(n_features_in_,)``, summing to 1."""
         fitted: Any = self
         return original_feature_importances(self.level_feature_importances_, fitted.n_features_in_)

@@ -73,7 +73,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
     forest_ : fold model
         The fitted forest (``SklearnFoldModel`` or the compiled ``FastForest``).
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
         Impurity-based importances (mean decrease in Gini impurity), summing to 1 unless no tree
         splits: with ``engine="sklearn"`` scikit-learn's forest's ``feature_importances_``, with the
         compiled engines the same rule on their trees.
@@ -176,7 +176,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Impurity-based importances of the features, shape (n_features_in_,) (see Attributes)."""
+        """Impurity-based importances of the features, shape ``(n_features_in_,)`` (see Attributes)."""
         check_is_fitted(self)
         return self.forest_.feature_importances()
 

@@ -233,7 +233,7 @@ class FastForest:
         """Impurity-based importances of the input features: the trees' normalised mean decreases in
         Gini impurity (sample weights and bootstrap counts in the node weights, as in scikit-learn),
         averaged with the tree weights ``w`` (None: uniform, scikit-learn's forest rule) and
-        normalised to sum 1 (:mod:`disdf.forests._importances`); shape (n_features_in_,)."""
+        normalised to sum 1 (:mod:`disdf.forests._importances`); shape ``(n_features_in_,)``."""
         return self.tree_importances.first(self.n_trees).weighted(w)
 
     def memoize_leaves(self) -> None:
