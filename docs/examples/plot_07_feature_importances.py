@@ -54,9 +54,10 @@ for level, per_input in enumerate(model.level_feature_importances_, start=1):
 # %%
 # Beside permutation importance on the test set
 # ---------------------------------------------
-# The mean drop in test accuracy over 5 shuffles of each feature. Correlated features (the
-# radius, perimeter and area of a cell) share their impurity importance but can stand in for one
-# another when one of them is shuffled, so their permutation importances are small.
+# The mean drop in test accuracy over 5 shuffles of each feature (± its standard deviation).
+# Correlated features (a cell's radius, perimeter and area) share their impurity importance, and
+# shuffling one costs little where another stands in for it: the two measures agree on the
+# leading group (the "worst" size features), not feature by feature.
 
 permuted = permutation_importance(model, X_test, y_test, n_repeats=5, random_state=0)
 top = np.argsort(importances)[::-1][:10][::-1]
