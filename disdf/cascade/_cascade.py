@@ -25,46 +25,29 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
 from disdf._utils.labels import encode_labels
 from disdf._utils.malloc_trim import release_free_memory
-from disdf._utils.parameters import (
-    Constraint,
-    DictEntrySetParams,
-    Float,
-    Integer,
-    NJobs,
-    OneOf,
-    RandomSeed,
-    check_estimator_parameters,
-)
+from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estimator_parameters
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
-from disdf._utils.sample_weights import ClassWeight, example_weights, same_weights
+from disdf._utils.sample_weights import example_weights
 from disdf._utils.tree_weights import uniform_weights
+from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._fit_memory import _FitMemoryCheck
-from disdf.cascade._fitted_levels import (
-    FitFolder,
-    KeepFittedLevels,
-    LevelsFolder,
-    new_fit_folder,
-    release_level,
-    store_level,
-)
+from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
 from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
+from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_score import level_accuracy
-from disdf.cascade._predictor import Predictor, check_predictor_weights, fit_predictor, predictor_input
-from disdf.forests._specs import ENGINES, ForestSpecs, parse_forest_specs
+from disdf.cascade._predictor import check_predictor_weights, fit_predictor, predictor_input
+from disdf.forests._specs import BINNING_PARAMS, parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
-
-AUGMENTATIONS = ("cumulative", "previous")
-#: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
-TEST_VECTORS = ("fold_mean", "refit")
 
 
 class CascadeForestClassifier(
     DictEntrySetParams,
     VersionedPickle,
     PairDistances,
+    FeatureImportances,
     _FitMemoryCheck,
     ClassifierMixin,
     TransformerMixin,
@@ -110,14 +93,22 @@ class CascadeForestClassifier(
         by an equivalence test in every cell of the paper's protocol
         (``scripts/evidence/compare_engines.py``), but draw different random streams,
         so one seed gives different trees under each. ``"binned"`` is
-        ``"fast"`` with features of more than 256 distinct values split
-        between at most 255 bins of about equal counts at nodes of at least
+        ``"fast"`` with features of more than ``n_bins + 1`` distinct values split
+        between at most ``n_bins`` bins of about equal counts at nodes of at least
         64 examples (DF21's approach, for large n): on 256 examples or fewer,
         or features of fewer values, the trees of ``"fast"``.
+    n_bins : int, default=255
+        ``engine="binned"`` only: the most bins of a feature, in [2, 255] (DF21's ``n_bins``); a
+        feature of at most ``n_bins + 1`` values keeps them. Best splits only (random forests; the
+        completely-random trees draw thresholds), at nodes of 64 examples or more.
+    bin_subsample : int or None, default=None
+        ``engine="binned"`` only: the bin edges placed on this many (>= 256) of a fold model's
+        examples, drawn from its seed (DF21's ``bin_subsample``); None: on all of them.
     verbose : int, default=0
         Progress through the ``disdf`` logger: per level with 1 (its out-of-fold accuracy, time,
         elapsed time and peak memory), per forest too with 2. Without a logging configuration
-        the lines go to stderr.
+        the lines go to stderr; where stderr is a terminal and tqdm is installed, above a progress
+        bar over the levels (:mod:`disdf._utils.progress`).
     test_vectors : {"fold_mean", "refit"}, default="fold_mean"
         Where a new example's class vector of a forest comes from.
         ``"fold_mean"``: the mean over the forest's K fold models (DF21's
@@ -169,6 +160,12 @@ class CascadeForestClassifier(
         or garbage-collected. A pickled or copied estimator carries its trees, not the folder.
     predictor_ : classifier or None
         The fitted clone of ``predictor`` (on the class codes ``0 .. n_classes - 1``), or None.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-based importances of the original features, summing to 1: each kept level's
+        restricted to the raw features and renormalised, averaged over the levels
+        (:mod:`disdf.cascade._importances` says how; the cascade's forests', not the predictor's).
+    level_feature_importances_ : list of ndarray
+        Each kept level's importances over its whole input: raw features, then class vectors.
     n_features_in_ : int
         Number of features seen at fit.
 
@@ -225,6 +222,8 @@ class CascadeForestClassifier(
         fitted_levels_dir: str | os.PathLike | None = None,
         predictor: Any = None,
         class_weight: str | Mapping[Any, float] | None = None,
+        n_bins: int = 255,
+        bin_subsample: int | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -245,31 +244,12 @@ class CascadeForestClassifier(
         self.fitted_levels_dir = fitted_levels_dir
         self.predictor = predictor
         self.class_weight = class_weight
+        self.n_bins = n_bins
+        self.bin_subsample = bin_subsample
 
     # ------------------------------------------------------------------ checks
-    #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work, in this
-    #: order: a constraint that reads another parameter (forests reads engine) comes after it.
-    _parameter_table: ClassVar[dict[str, Constraint]] = {
-        "n_trees": Integer(1),
-        "n_folds": Integer(2),
-        "max_levels": Integer(1),
-        "patience": Integer(1),
-        "tol": Float(0.0),
-        "augmentation": OneOf(AUGMENTATIONS),
-        "max_depth": Integer(1, none=True),
-        "min_samples_split": Integer(2),
-        "min_samples_leaf": Integer(1),
-        "n_jobs": NJobs(),
-        "random_state": RandomSeed(),
-        "engine": OneOf(ENGINES),
-        "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
-        "test_vectors": OneOf(TEST_VECTORS),
-        "forests": ForestSpecs(),
-        "keep_fitted_levels": KeepFittedLevels(),
-        "fitted_levels_dir": LevelsFolder(),
-        "predictor": Predictor(),
-        "class_weight": ClassWeight(),
-    }
+    #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
+    _parameter_table: ClassVar[dict[str, Constraint]] = CASCADE_PARAMETERS
 
     def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
         """Check every parameter against the table (InvalidParameterError naming the first wrong one);
@@ -353,6 +333,7 @@ class CascadeForestClassifier(
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
             "min_samples_leaf": self.min_samples_leaf,
+            **{name: getattr(self, name) for name in BINNING_PARAMS},  # engine="binned"'s
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
 
@@ -368,42 +349,42 @@ class CascadeForestClassifier(
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
         best, stalled = -np.inf, 0
-        progress = FitProgress(type(self).__name__, int(self.verbose))
-        for level_index in range(self.max_levels):
-            progress.start_level()
-            features = self._level_input(X, previous_vectors)
-            if level_index == 0 and first_level is not None:
-                fit = self._take_first_level(first_level, specs, rng, sample_weight)
-            else:
-                fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
-            forests, weight_fit = self._level_weights(fit, y_code, level_index)
-            oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
-            score = level_accuracy(oof, y_code, sample_weight)
-            if self.verbose >= 2:  # each forest alone: which of them carries the level
-                for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
-                    accuracy = level_accuracy([vectors], y_code, sample_weight)
-                    progress.forest(level_index, position, forest.kind, accuracy)
-            scores.append(score)
-            levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
-            if folder is not None:  # its trees leave memory before the next level grows
-                store_level(levels[-1].models, folder, level_index)
-            previous_vectors.append(np.hstack(oof))
-            # The level's held-out (n, T, C) probabilities are spent: free them before the next
-            # level grows (on all of MNIST they are 1.9 GB per level).
-            freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
-            del fit, forests, oof, features
-            # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
-            release_free_memory(freed)
-            progress.level(level_index, score)
-            if score > best + self.tol:
-                best, stalled = score, 0
-                n_keep = level_index + 1
-            else:
-                stalled += 1
-                if stalled >= self.patience:
-                    break
-            if score == 1.0:
-                break  # nothing left to improve
+        with FitProgress(type(self).__name__, int(self.verbose), self.max_levels) as progress:
+            for level_index in range(self.max_levels):
+                progress.start_level()
+                features = self._level_input(X, previous_vectors)
+                if level_index == 0 and first_level is not None:
+                    fit = self._take_first_level(first_level, specs, rng, sample_weight)
+                else:
+                    fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
+                forests, weight_fit = self._level_weights(fit, y_code, level_index)
+                oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
+                score = level_accuracy(oof, y_code, sample_weight)
+                if self.verbose >= 2:  # each forest alone: which of them carries the level
+                    for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
+                        accuracy = level_accuracy([vectors], y_code, sample_weight)
+                        progress.forest(level_index, position, forest.kind, accuracy)
+                scores.append(score)
+                levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
+                if folder is not None:  # its trees leave memory before the next level grows
+                    store_level(levels[-1].models, folder, level_index)
+                previous_vectors.append(np.hstack(oof))
+                # The level's held-out (n, T, C) probabilities are spent: free them before the next
+                # level grows (on all of MNIST they are 1.9 GB per level).
+                freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
+                del fit, forests, oof, features
+                # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
+                release_free_memory(freed)
+                progress.level(level_index, score)
+                if score > best + self.tol:
+                    best, stalled = score, 0
+                    n_keep = level_index + 1
+                else:
+                    stalled += 1
+                    if stalled >= self.patience:
+                        break
+                if score == 1.0:
+                    break  # nothing left to improve
 
         self.levels_ = levels[:n_keep]
         # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
@@ -470,15 +451,8 @@ class CascadeForestClassifier(
     def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:
         """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        if shared.seed_key != (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds)):
-            raise ValueError("the shared first level was grown with other seeds than this estimator's")
-        if not same_weights(shared.sample_weight, sample_weight):
-            raise ValueError("the shared first level was grown with other example weights than this fit's")
-        if shared.n_trees < self.n_trees:
-            raise ValueError(
-                f"the shared first level has {shared.n_trees} trees per forest < n_trees={self.n_trees}"
-            )
-        return shared.first(self.n_trees)
+        seed_key = (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds))
+        return shared.taken_as_first_level(seed_key, sample_weight, self.n_trees)
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""

@@ -221,6 +221,8 @@ class DisDFClassifier(CascadeForestClassifier):
         fitted_levels_dir: str | os.PathLike | None = None,
         predictor: Any = None,
         class_weight: str | Mapping[Any, float] | None = None,
+        n_bins: int = 255,
+        bin_subsample: int | None = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -251,6 +253,8 @@ class DisDFClassifier(CascadeForestClassifier):
             fitted_levels_dir=fitted_levels_dir,
             predictor=predictor,
             class_weight=class_weight,
+            n_bins=n_bins,
+            bin_subsample=bin_subsample,
         )
         self.lambda_ = lambda_
         self.tau = tau

@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from disdf._utils.sample_weights import same_weights
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._compiled import FastForest
@@ -154,6 +155,22 @@ class LevelFit:
         if n_trees == self.n_trees:
             return self
         return replace(self, forests=[forest.first(n_trees) for forest in self.forests])
+
+    def taken_as_first_level(
+        self, seed_key: tuple, sample_weight: np.ndarray | None, n_trees: int
+    ) -> LevelFit:
+        """This level, grown elsewhere, as level 1 of a fit that draws the seeds ``seed_key``, weighs its
+        examples ``sample_weight`` and grows ``n_trees`` trees per forest: its first ``n_trees`` trees,
+        once checked to be the level that fit would grow."""
+        if self.seed_key != seed_key:
+            raise ValueError("the shared first level was grown with other seeds than this estimator's")
+        if not same_weights(self.sample_weight, sample_weight):
+            raise ValueError("the shared first level was grown with other example weights than this fit's")
+        if self.n_trees < n_trees:
+            raise ValueError(
+                f"the shared first level has {self.n_trees} trees per forest < n_trees={n_trees}"
+            )
+        return self.first(n_trees)
 
     def memoize_leaves(self) -> None:
         """Let the levels taken from this one by ``first(T)`` route new examples through its trees

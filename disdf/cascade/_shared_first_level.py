@@ -31,6 +31,8 @@ LEVEL_ONE_PARAMS = (
     "min_samples_split",
     "min_samples_leaf",
     "engine",
+    "n_bins",
+    "bin_subsample",
     "random_state",
     "class_weight",  # the examples' weights grow level 1's trees
 )

@@ -30,7 +30,7 @@ from disdf._utils.persistence import VersionedPickle
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.sample_weights import ClassWeight, example_weights
 from disdf._utils.tree_weights import uniform_weights
-from disdf.forests._specs import ENGINES, FOREST_KINDS, fit_fold_model
+from disdf.forests._specs import BINNING_PARAMS, ENGINES, FOREST_KINDS, BinningParameter, fit_fold_model
 
 #: The kinds of forest it grows: a random forest, or extremely randomised trees (a random threshold
 #: per candidate feature), each with ``max_features`` candidate features per node.
@@ -61,6 +61,35 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         Weights of the classes, as one weight per training example multiplied into ``fit``'s
         ``sample_weight`` (scikit-learn's ``compute_sample_weight``): ``"balanced"`` weighs class c
         by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries. On every engine.
+    n_bins : int, default=255
+        ``engine="binned"`` only: the most bins of a feature, in [2, 255], for the best splits of
+        ``kind="random_forest"`` (see :class:`disdf.CascadeForestClassifier`).
+    bin_subsample : int or None, default=None
+        ``engine="binned"`` only: the bin edges placed on this many (>= 256) training examples,
+        drawn from the forest's seed; None: on all of them.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    forest_ : fold model
+        The fitted forest (``SklearnFoldModel`` or the compiled ``FastForest``).
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-based importances (mean decrease in Gini impurity), summing to 1 unless no tree
+        splits: with ``engine="sklearn"`` scikit-learn's forest's ``feature_importances_``, with the
+        compiled engines the same rule on their trees.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from disdf import PlainForestClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = PlainForestClassifier(n_trees=10, random_state=0).fit(X, y)
+    >>> importances = model.feature_importances_
+    >>> importances.shape, bool(abs(importances.sum() - 1) < 1e-9)
+    ((4,), True)
+    >>> int(importances.argmax()) in (2, 3)  # the petals
+    True
     """
 
     #: Every parameter's type and range (disdf._utils.parameters), checked by fit before any work.
@@ -70,6 +99,8 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         "trees_per_T": Integer(1),
         "max_features": MaxFeatures(),
         "engine": OneOf(ENGINES),
+        "n_bins": BinningParameter(),
+        "bin_subsample": BinningParameter(),
         "random_state": RandomSeed(),
         "n_jobs": NJobs(),
         "class_weight": ClassWeight(),
@@ -86,6 +117,8 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         random_state=None,
         n_jobs: int | None = None,
         class_weight=None,
+        n_bins: int = 255,
+        bin_subsample: int | None = None,
     ) -> None:
         self.kind = kind
         self.n_trees = n_trees
@@ -95,6 +128,8 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.class_weight = class_weight
+        self.n_bins = n_bins
+        self.bin_subsample = bin_subsample
 
     def _validate_hyperparameters(self) -> None:
         check_estimator_parameters(self)
@@ -129,10 +164,21 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
             n_classes=len(self.classes_),
             n_trees=self.trees_per_T * self.n_trees,
             random_state=int(check_random_state(self.random_state).randint(SEED_HIGH)),
-            tree_params={"max_depth": None, "min_samples_split": 2, "min_samples_leaf": 1},
+            tree_params={
+                "max_depth": None,
+                "min_samples_split": 2,
+                "min_samples_leaf": 1,
+                **{name: getattr(self, name) for name in BINNING_PARAMS},  # engine="binned"'s
+            },
             sample_weight=weights,
         )
         return self
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importances of the features, shape ``(n_features_in_,)`` (see Attributes)."""
+        check_is_fitted(self)
+        return self.forest_.feature_importances()
 
     def predict_proba(self, X) -> np.ndarray:
         """Mean of the trees' class probabilities, columns in the order of ``classes_``.

@@ -13,11 +13,13 @@ Trees are fully grown unless the estimator's ``max_depth``,
 Three engines grow them: ``"sklearn"`` (the reference, scikit-learn's forests),
 ``"fast"`` (:mod:`disdf.forests._compiled`, compiled, the same split rules), which
 implements the parameters in ``disdf.forests._compiled.forest.SUPPORTED_PARAMS``, and
-``"binned"``: ``"fast"`` where a feature of more than 256 distinct values
-splits, at nodes of at least 64 examples, between bins of about equal counts (at
-most :data:`MAX_BINS`; DF21's and LightGBM's approach). On 256 examples or fewer
-(every forest of the paper's protocol), or features of fewer values, it grows
-the trees ``"fast"`` grows.
+``"binned"``: ``"fast"`` where a feature of more than ``n_bins + 1`` distinct values
+(default :data:`MAX_BINS` + 1 = 256) splits, at nodes of at least 64 examples, between
+bins of about equal counts (at most ``n_bins``; DF21's and LightGBM's approach), their edges
+placed on all the forest's examples or on ``bin_subsample`` of them. On 256 examples or
+fewer (every forest of the paper's protocol), or features of fewer values, it grows the
+trees ``"fast"`` grows. ``n_bins`` and ``bin_subsample`` come with the tree parameters
+(:data:`BINNING_PARAMS`) and are the binned engine's only.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-from disdf._utils.parameters import Constraint, InvalidParameterError
+from disdf._utils.parameters import Constraint, Integer, InvalidParameterError
 from disdf.forests._compiled import FastForest, FastForestParams
 from disdf.forests._tree_leaves import SklearnFoldModel
 
@@ -52,8 +54,13 @@ _SKLEARN_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 ENGINES = ("sklearn", "fast", "binned")
-#: Bins of a feature with engine="binned" (DF21's default).
+#: Bins of a feature with engine="binned" (DF21's default), the most ``n_bins`` takes.
 MAX_BINS = 255
+#: The tree parameters that are the binned engine's: its bins per feature, the examples its edges
+#: are placed on (None: all), with their defaults (today's bins).
+BINNING_PARAMS: dict[str, Any] = {"n_bins": MAX_BINS, "bin_subsample": None}
+#: The fewest examples ``bin_subsample`` may take: a forest bins only on more than 256 examples.
+MIN_BIN_SUBSAMPLE = 256
 #: The engines of disdf.forests._compiled, and their max_bins.
 COMPILED_ENGINES = {"fast": 0, "binned": MAX_BINS}
 
@@ -116,6 +123,29 @@ def parse_forest_specs(
 
 
 @dataclass(frozen=True)
+class BinningParameter(Constraint):
+    """``n_bins`` (an int in [2, :data:`MAX_BINS`]) or ``bin_subsample`` (None or an int >= 256),
+    read by ``engine="binned"`` only: another value than the default with another engine is refused
+    (it would change nothing)."""
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ("engine",)
+
+    def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:
+        value = params[name]
+        if name == "n_bins":
+            Integer(2, MAX_BINS).check(owner, name, value)
+        else:
+            Integer(MIN_BIN_SUBSAMPLE, none=True).check(owner, name, value)
+        if params["engine"] != "binned" and value != BINNING_PARAMS[name]:
+            raise InvalidParameterError(
+                f"{owner}: {name} is read only with engine='binned'; got {name}={value!r} with "
+                f"engine={params['engine']!r} (leave it at {BINNING_PARAMS[name]!r}, or use engine='binned')"
+            )
+
+
+@dataclass(frozen=True)
 class ForestSpecs(Constraint):
     """A level's forests (:func:`parse_forest_specs`), for the engine named by the parameter ``engine``."""
 
@@ -137,8 +167,10 @@ def make_forest(
     random_state: int,
     tree_params: Mapping[str, Any],
 ) -> ClassifierMixin:
-    """An unfitted single-threaded scikit-learn forest for one fold model."""
+    """An unfitted single-threaded scikit-learn forest for one fold model (``tree_params`` without the
+    binned engine's :data:`BINNING_PARAMS`)."""
     cls, defaults = FOREST_KINDS[kind]
+    tree_params = {key: value for key, value in tree_params.items() if key not in BINNING_PARAMS}
     kwargs = {**defaults, **tree_params, **params}
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
 
@@ -147,8 +179,14 @@ def _fast_params(
     kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any], engine: str
 ) -> FastForestParams:
     defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
+    binning = {**BINNING_PARAMS, **{k: v for k, v in tree_params.items() if k in BINNING_PARAMS}}
+    tree_params = {key: value for key, value in tree_params.items() if key not in BINNING_PARAMS}
+    binned = COMPILED_ENGINES[engine] > 0
     return FastForestParams.from_sklearn(
-        kind in RANDOM_SPLIT_KINDS, {**defaults, **tree_params, **params}, COMPILED_ENGINES[engine]
+        kind in RANDOM_SPLIT_KINDS,
+        {**defaults, **tree_params, **params},
+        binning["n_bins"] if binned else 0,
+        binning["bin_subsample"] if binned else None,
     )
 
 
@@ -176,6 +214,8 @@ def fit_fold_model(
     grows on, made by :func:`~disdf.forests._compiled.forest.feature_major` (shared by the fold's forests).
     ``sample_weight``: one weight per example of X (its ``rows`` are read), in every tree's split
     criterion and leaf values on either engine; None is no weights (each engine's trees of old).
+    ``tree_params``: max_depth, min_samples_split, min_samples_leaf and, for ``engine="binned"``,
+    :data:`BINNING_PARAMS` (absent: their defaults; other engines ignore them).
     """
     if engine in COMPILED_ENGINES:
         forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)

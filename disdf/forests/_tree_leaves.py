@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from disdf.forests._importances import weighted_forest_importances
+
 # Bound on one (examples, T, C) block, in float64 elements (~128 MB).
 _BLOCK_ELEMENTS = 1 << 24
 
@@ -62,6 +64,15 @@ class SklearnFoldModel:
         head.forest.n_estimators = n_trees
         head.offsets = self.offsets[:n_trees]
         return head
+
+    def feature_importances(self, w: np.ndarray | None = None) -> np.ndarray:
+        """Impurity-based importances of the input features: with ``w`` None the forest's own
+        ``feature_importances_`` (scikit-learn's); else its trees' ``feature_importances_`` averaged
+        with the tree weights w and normalised to sum 1 (:mod:`disdf.forests._importances`)."""
+        if w is None:
+            return self.forest.feature_importances_
+        trees = np.array([tree.feature_importances_ for tree in self.forest.estimators_])
+        return weighted_forest_importances(trees, w)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""

@@ -108,15 +108,19 @@ def grow(module: ModuleType, arguments: tuple) -> tuple:
     """``grow_forest`` of any kernels API, one leaf row per leaf: ``(X, ...)`` example-major
     before it merged with ``grow_forest_shared``, ``(Xt, ..., histogram_min_node, max_bins,
     share_pure)`` feature-major since (the transposition is then timed too, as the old one did it),
-    and ``(Xt, y, sample_weight, ...)`` once it took example weights (empty: none)."""
+    and ``(Xt, y, sample_weight, ...)`` once it took example weights (empty: none), ``(..., max_bins,
+    bin_sample, share_pure)`` once its bins could come from a sample (empty: every example). The tree
+    arrays only (later kernels also return the trees' importances)."""
     X, *rest = arguments
     if hasattr(module, "grow_forest_shared"):
-        return module.grow_forest(X, *rest)
+        return module.grow_forest(X, *rest)[:6]
     Xt = np.ascontiguousarray(X.T).astype(np.float64)
-    if "sample_weight" in inspect.signature(module.grow_forest.py_func).parameters:
+    parameters = inspect.signature(module.grow_forest.py_func).parameters
+    if "sample_weight" in parameters:
         y, *rest = rest
         rest = [y, np.empty(0), *rest]
-    return module.grow_forest(Xt, *rest, module._HISTOGRAM_MIN_NODE, 0, False)
+    bins = (0, np.empty(0, dtype=np.bool_)) if "bin_sample" in parameters else (0,)
+    return module.grow_forest(Xt, *rest, module._HISTOGRAM_MIN_NODE, *bins, False)[:6]
 
 
 def assert_same_forest(old: tuple, new: tuple, label: str) -> None:

@@ -15,13 +15,17 @@ from disdf.forests._compiled.forest import n_candidate_features
 from disdf.forests._compiled.node_layout import local_child_codes
 from disdf.forests._specs import fit_fold_model
 
+#: The bin sample that places bins on every example.
+NO_SAMPLE = np.empty(0, dtype=np.bool_)
+
 
 def grow_unshared(X, y, *args):
     """The compiled grower with one leaf row per leaf, from X example-major as the tests build it
-    (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins)."""
+    (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins), its
+    bins on every example: the tree arrays (roots, feature, threshold, left, right, leaf_values)."""
     args = (*args, *(kernels._HISTOGRAM_MIN_NODE, 0)[len(args) - 9 :])  # the defaults not given
     Xt = np.ascontiguousarray(X.T).astype(np.float64)
-    return kernels.grow_forest(Xt, y, np.empty(0), *args, False)
+    return kernels.grow_forest(Xt, y, np.empty(0), *args, np.empty(0, dtype=np.bool_), False)[:6]
 
 
 COMPLETELY_RANDOM = FastForestParams(random_splits=True, max_features=1, bootstrap=False)
@@ -447,7 +451,7 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
         [rng.integers(0, 256, n), rng.integers(0, 5, n) * 0.1, rng.normal(size=n), [0.0, 1e-9] * (n // 2)]
     )
     Xt = np.ascontiguousarray(X.astype(np.float32).T, dtype=np.float64)  # as grow_forest reads X
-    data = kernels._training_data(Xt, np.zeros(n, dtype=np.int64), np.empty(0), False, 64, 0)
+    data = kernels._training_data(Xt, np.zeros(n, dtype=np.int64), np.empty(0), False, 64, 0, NO_SAMPLE)
     for f in range(X.shape[1]):
         np.testing.assert_array_equal(data.presorted[f], np.argsort(data.Xt[f], kind="stable"))
     assert data.n_codes[0] == data.Xt[0].max() + 1 and data.n_codes[1] == 5
@@ -455,7 +459,7 @@ def test_forest_training_data_codes_few_valued_features_and_counting_sort_is_the
     for f in (0, 1):
         np.testing.assert_array_equal(data.code_values[f][data.codes[f]], data.Xt[f])
     small = kernels._training_data(
-        np.ascontiguousarray(Xt[:, :60]), np.zeros(60, dtype=np.int64), np.empty(0), False, 64, 0
+        np.ascontiguousarray(Xt[:, :60]), np.zeros(60, dtype=np.int64), np.empty(0), False, 64, 0, NO_SAMPLE
     )
     assert small.codes.shape[0] == 0  # nodes that small never read histograms: nothing is coded
 
@@ -472,7 +476,7 @@ def test_binned_engine_grows_the_fast_trees_where_no_feature_needs_bins():
 
     def training_data(X, labels):  # X feature-major in float64, as grow_forest reads it
         Xt = np.ascontiguousarray(X.T, dtype=np.float64)
-        return kernels._training_data(Xt, labels, np.empty(0), False, 64, 255)
+        return kernels._training_data(Xt, labels, np.empty(0), False, 64, 255, NO_SAMPLE)
 
     assert not training_data(continuous, y[:250]).binned.any()
     near = np.vstack([continuous] * 4)  # the same values on 1,000 examples: binned
@@ -492,7 +496,8 @@ def test_bins_hold_about_equal_counts_and_split_at_their_upper_edges():
     n = 5000
     y = rng.integers(0, 2, n).astype(np.int64)
     X = np.column_stack([rng.normal(size=n) + y, rng.exponential(size=n)]).astype(np.float32)
-    data = kernels._training_data(np.ascontiguousarray(X.T, dtype=np.float64), y, np.empty(0), False, 64, 50)
+    Xt = np.ascontiguousarray(X.T, dtype=np.float64)
+    data = kernels._training_data(Xt, y, np.empty(0), False, 64, 50, NO_SAMPLE)
     for f in range(2):
         n_bins, edges, codes = data.n_codes[f], data.code_values[f], data.codes[f].astype(int)
         assert data.binned[f] and n_bins == 50 and np.all(np.diff(edges[: n_bins - 1]) > 0)

@@ -28,10 +28,11 @@ from disdf.forests._tree_leaves import weighted_sum
 
 def grow_unshared(X, y, *args):
     """The compiled grower with one leaf row per leaf, from X example-major as the tests build it
-    (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins)."""
+    (``args``: n_classes to min_samples_leaf, then optionally histogram_min_node and max_bins), its
+    bins on every example: the tree arrays (roots, feature, threshold, left, right, leaf_values)."""
     args = (*args, *(kernels._HISTOGRAM_MIN_NODE, 0)[len(args) - 9 :])  # the defaults not given
     Xt = np.ascontiguousarray(X.T).astype(np.float64)
-    return kernels.grow_forest(Xt, y, np.empty(0), *args, False)
+    return kernels.grow_forest(Xt, y, np.empty(0), *args, np.empty(0, dtype=np.bool_), False)[:6]
 
 
 KINDS = {
@@ -73,8 +74,8 @@ def test_growth_with_shared_leaves_is_grow_forest_then_share_pure_leaves(
         np.ascontiguousarray(X.T, dtype=value_type), y, np.empty(0), 3, 15, 5,
         n_candidate_features(params.max_features, X.shape[1]), params.random_splits, params.bootstrap,
         -1 if max_depth is None else max_depth, 2, min_leaf, kernels._HISTOGRAM_MIN_NODE, params.max_bins,
-        True,
-    )  # fmt: skip
+        np.empty(0, dtype=np.bool_), True,
+    )[:6]  # fmt: skip
     for name, got, want in zip(
         ("roots", "feature", "threshold", "left", "right", "leaf_values"),
         shared,
@@ -279,7 +280,7 @@ def test_child_codes_relative_to_the_root_reach_the_leaves_of_the_grown_codes(da
         np.ascontiguousarray(X.T), y, np.empty(0), 3, 12, 5,
         n_candidate_features(KINDS[kind].max_features, X.shape[1]),
         KINDS[kind].random_splits, KINDS[kind].bootstrap, -1, 2, 1, kernels._HISTOGRAM_MIN_NODE,
-        KINDS[kind].max_bins, True,
+        KINDS[kind].max_bins, np.empty(0, dtype=np.bool_), True,
     )  # fmt: skip
     noise = np.random.default_rng(4).normal(size=(60, X.shape[1])).astype(np.float32) * 10
     X_new = np.vstack([X[:60], noise])

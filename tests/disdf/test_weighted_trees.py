@@ -125,8 +125,9 @@ def bootstrapped_tree_sizes(X, y, weights, seed, n_trees=400):
     """Leaves of each tree of a compiled random forest (best splits, bootstrap) of 2 classes."""
     Xt = np.ascontiguousarray(X.T, dtype=np.float64)
     roots, feature, *_ = kernels.grow_forest(
-        Xt, y.astype(np.int64), weights, 2, n_trees, seed, 2, False, True, -1, 2, 1, 64, 0, False
-    )
+        Xt, y.astype(np.int64), weights, 2, n_trees, seed, 2, False, True, -1, 2, 1, 64, 0, np.empty(0, bool),
+        False,
+    )  # fmt: skip
     return np.diff(np.append(roots, len(feature))) + 1  # a tree's internal nodes are contiguous
 
 

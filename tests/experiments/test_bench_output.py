@@ -196,6 +196,8 @@ def test_every_benchmark_and_evidence_script_writes_a_csv():
     names = {path.relative_to(SCRIPTS).as_posix() for path in WRITERS}
     runnable = [*(SCRIPTS / "bench").glob("*.py"), *(SCRIPTS / "evidence").glob("*.py")]
     roles = {path.relative_to(SCRIPTS).as_posix() for path in runnable if "__main__" in path.read_text()}
+    # bench/df21_splits.py prints JSON lines for experiments/drivers/benchmark_df21.py, which writes the CSV
+    roles -= {"bench/df21_splits.py"}
     assert len(roles) >= 16 and roles <= names and names - roles == {"tools/soak_resume.py"}
 
 

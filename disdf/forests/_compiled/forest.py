@@ -24,6 +24,7 @@ import disdf.forests._compiled.prediction_kernels as prediction_kernels
 from disdf._utils.parameters import MaxFeatures
 from disdf.forests._compiled.leaf_memo import LeafMemo
 from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
+from disdf.forests._importances import TreeImportances
 from disdf.forests._tree_leaves import TreeLeaves, leaf_rows
 
 #: Forest parameters the fast engine understands (scikit-learn names and meanings).
@@ -64,12 +65,18 @@ class FastForestParams:
     max_depth: int | None = None
     min_samples_split: int = 2
     min_samples_leaf: int = 1
-    #: 0: exact splits. > 0 (engine "binned"): on large forests a feature of more than 256
-    #: distinct values splits between bins of about equal counts, at most this many.
+    #: 0: exact splits. > 0 (engine "binned", its ``n_bins``): on forests of more than 256 examples a
+    #: feature of more than max_bins + 1 distinct values splits between bins of about equal counts,
+    #: at most this many, at nodes of at least 64 examples.
     max_bins: int = 0
+    #: With max_bins > 0: the bin edges placed on this many of the forest's examples, drawn from its
+    #: seed (None: on all of them).
+    bin_subsample: int | None = None
 
     @classmethod
-    def from_sklearn(cls, random_splits: bool, params: dict[str, Any], max_bins: int = 0) -> FastForestParams:
+    def from_sklearn(
+        cls, random_splits: bool, params: dict[str, Any], max_bins: int = 0, bin_subsample: int | None = None
+    ) -> FastForestParams:
         """Map scikit-learn forest parameters; refuse any the fast engine does not implement."""
         unknown = sorted(set(params) - set(SUPPORTED_PARAMS))
         if unknown:
@@ -94,6 +101,7 @@ class FastForestParams:
             min_samples_split=int(params.get("min_samples_split", 2)),
             min_samples_leaf=int(params.get("min_samples_leaf", 1)),
             max_bins=max_bins,
+            bin_subsample=bin_subsample,
         )
 
 
@@ -139,7 +147,7 @@ class FastForest:
                 f"got shape {Xt.shape}"
             )
         p = self.params
-        self.roots, feature, threshold, left, right, self.leaf_values = kernels.grow_forest(
+        self.roots, feature, threshold, left, right, self.leaf_values, importances = kernels.grow_forest(
             Xt,
             y_code,
             _row_weights(sample_weight, rows, n_rows),
@@ -154,10 +162,12 @@ class FastForest:
             p.min_samples_leaf,
             kernels._HISTOGRAM_MIN_NODE,
             p.max_bins,
+            _bin_sample(p, n_rows, self.seed),
             True,  # pure leaves share rows: what a fitted forest keeps
         )
         del Xt
         self.n_features_in_ = X.shape[1]
+        self.tree_importances = TreeImportances.from_raw(importances)
         self._compact(feature, threshold, left, right)
         return self
 
@@ -219,6 +229,13 @@ class FastForest:
             return prediction_kernels.weighted_leaf_rows(leaves, self.leaf_values, w)
         return prediction_kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w)
 
+    def feature_importances(self, w: np.ndarray | None = None) -> np.ndarray:
+        """Impurity-based importances of the input features: the trees' normalised mean decreases in
+        Gini impurity (sample weights and bootstrap counts in the node weights, as in scikit-learn),
+        averaged with the tree weights ``w`` (None: uniform, scikit-learn's forest rule) and
+        normalised to sum 1 (:mod:`disdf.forests._importances`); shape ``(n_features_in_,)``."""
+        return self.tree_importances.first(self.n_trees).weighted(w)
+
     def memoize_leaves(self) -> None:
         """Let this forest and the ``first(T)`` forests taken from it from now on share the leaves of
         the last examples they classified (:mod:`disdf.forests._compiled.leaf_memo`; same numbers)."""
@@ -242,6 +259,23 @@ def feature_major(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
             X[start : start + block] if rows is None else X[rows[start : start + block]]
         ).T
     return Xt
+
+
+#: Mixed into a forest's seed for its bin sample: a stream of its own, apart from every tree's.
+_BIN_SAMPLE_STREAM = 0x62696E73
+
+
+def _bin_sample(params: FastForestParams, n_rows: int, seed: int) -> np.ndarray:
+    """The examples the bin edges are placed on, a boolean mask of the forest's ``n_rows`` (``bin_subsample``
+    of them drawn without replacement from the forest's seed); empty: all of them (also when the
+    forest bins nothing, on 256 examples or fewer, or the sample would hold them all)."""
+    size = params.bin_subsample
+    if params.max_bins == 0 or size is None or size >= n_rows or n_rows <= kernels._MAX_CODES:
+        return np.empty(0, dtype=np.bool_)
+    chosen = np.random.default_rng([seed, _BIN_SAMPLE_STREAM]).choice(n_rows, size, replace=False)
+    mask = np.zeros(n_rows, dtype=np.bool_)
+    mask[chosen] = True
+    return mask
 
 
 def _row_weights(sample_weight: np.ndarray | None, rows: np.ndarray | None, n_rows: int) -> np.ndarray:

@@ -727,20 +727,37 @@ def _draw_feature(state, features, visited):
 
 
 @nb.njit(cache=True, nogil=True)
-def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
+def _credit_impurity(importance, feature, counts, parent, split_feature):
+    """Mean decrease in impurity as scikit-learn counts it (``compute_feature_importances``): the node's
+    weighted Gini impurity N_t i(t) = N_t - sum_c N_tc^2 / N_t (``counts``: its class weights N_tc) is
+    credited to the feature it splits on (``split_feature``, if >= 0) and debited from its parent's,
+    so that a tree's ``importance[f]`` sums N_t i(t) - N_L i(L) - N_R i(R) over its splits on f."""
+    total = 0.0
+    square = 0.0
+    for c in range(counts.shape[0]):
+        total += counts[c]
+        square += counts[c] * counts[c]
+    weighted = total - square / total if total > 0.0 else 0.0
+    if parent >= 0:
+        importance[feature[parent]] -= weighted
+    if split_feature >= 0:
+        importance[split_feature] += weighted
+
+
+@nb.njit(cache=True, nogil=True)
+def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
     """Grow one tree into the forest's arrays from (n_nodes, n_leaves); return (root code, n_nodes, n_leaves).
 
     Depth first: a node that does not stop growing draws candidate features (module docstring) and is
-    split at the best split found, its examples partitioned and its children pushed; else it is a leaf.
-    """
-    # Borrowed views: the steps called per node and per drawn feature take them without atomic
-    # reference counting (3-8 % of a protocol tree's time); ``tree`` is kept alive to the end.
+    split at the best split found (its impurity decrease into ``importance``: :func:`_credit_impurity`),
+    its examples partitioned and its children pushed; else it is a leaf."""
+    # Borrowed views: per-node steps take them without atomic reference counts (3-8 % of a tree's time)
     Xt, y, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes, binned = (
         _borrowed(data[:10])  # not the weights: _tree_arrays reads them, once per tree
     )
     _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node, share_pure = rules
     feature, threshold, children, leaf_values = _borrowed(forest)
-    state = _borrowed(state)
+    state, importance = _borrowed(state), _borrowed(importance)
     tree = _tree_arrays(data, rules, state)  # inlined: the compiler sees these arrays are new
     weight, samples, features, counts, left, right = _borrowed(tree[:6])  # class weights: node, sides
     values, sorted_samples, mark, any_nonzero, stack, histogram, bin_sizes = _borrowed(tree[6:])
@@ -795,6 +812,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves):
                 n_constant += 1
             elif proxy > best_proxy:
                 best_proxy, best_feature, best_threshold = proxy, f, thr
+        _credit_impurity(importance, feature, counts, parent, best_feature)
         if best_feature < 0:
             code, n_leaves = _write_leaf(leaf_values, n_leaves, counts, share_pure)
         else:
@@ -825,6 +843,7 @@ def grow_forest(
     min_samples_leaf,
     histogram_min_node,
     max_bins,
+    bin_sample,
     share_pure,
 ):
     """Grow ``n_trees`` trees on X, given feature-major (``Xt``, float64 or float32: the same trees,
@@ -835,11 +854,15 @@ def grow_forest(
     ``max_depth < 0`` means unlimited. Best splits of nodes of at least
     ``histogram_min_node`` examples on coded features read histograms
     (:func:`_histogram_threshold`; the same trees, faster on large nodes).
-    ``max_bins > 0`` (engine "binned") also codes, on forests that large,
-    features of more distinct values, by bins of about equal counts (at most
-    ``max_bins``): not the same trees, as in DF21 and LightGBM.
-    Returns (roots, feature, threshold, left, right, leaf_values), the arrays
-    trimmed to the nodes and leaves used. ``share_pure``: pure leaves share the rows 0..C-1 of
+    ``max_bins > 0`` (engine "binned") also codes, on forests of more than
+    256 examples, the features of more than ``max_bins + 1`` distinct values
+    (or of values too close to code exactly) by bins of about equal counts (at
+    most ``max_bins``; their edges placed on the examples of the boolean mask
+    ``bin_sample``, empty: on all): not the same trees, as in DF21 and LightGBM.
+    Returns (roots, feature, threshold, left, right, leaf_values, importances), the arrays
+    trimmed to the nodes and leaves used; ``importances[t, f]``: the impurity decreases of
+    tree t's splits on feature f, weighted by the nodes' weights, as scikit-learn sums them
+    (:func:`_credit_impurity`), not yet normalised. ``share_pure``: pure leaves share the rows 0..C-1 of
     leaf_values (the one-hot distributions) as they are written, what a
     :class:`~disdf.forests._compiled.FastForest` keeps (on 40,000 MNIST images a row per leaf takes
     0.3 GB for 100 trees): the arrays of
@@ -857,14 +880,16 @@ def grow_forest(
         histogram_min_node,
         share_pure,
     )
-    return _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins)
+    return _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins, bin_sample)
 
 
 @nb.njit(cache=True, nogil=True)
-def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins):
+def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins, bin_sample):
     """Every tree, into arrays that grow as the trees need (not sized for the worst case up front)."""
-    n = Xt.shape[1]
-    data = _training_data(Xt, y, sample_weight, rules.random_splits, rules.histogram_min_node, max_bins)
+    d, n = Xt.shape
+    data = _training_data(
+        Xt, y, sample_weight, rules.random_splits, rules.histogram_min_node, max_bins, bin_sample
+    )
     n_classes = rules.n_classes
     # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
     room = max(n - 1, 1)
@@ -880,11 +905,14 @@ def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins):
         leaf_values,
     )
     roots = np.empty(n_trees, dtype=np.int64)
+    importances = np.zeros((n_trees, d))
     n_nodes = 0
     n_leaves = first_rows
     for t in range(n_trees):
         forest = _with_room(forest, n_nodes, n_leaves, room)
-        roots[t], n_nodes, n_leaves = _grow_tree(data, rules, forest, tree_stream(seed, t), n_nodes, n_leaves)
+        roots[t], n_nodes, n_leaves = _grow_tree(
+            data, rules, forest, tree_stream(seed, t), n_nodes, n_leaves, importances[t]
+        )
     feature, threshold, children, leaf_values = forest
     return (
         roots,
@@ -893,6 +921,7 @@ def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins):
         children[:n_nodes, 0].copy(),
         children[:n_nodes, 1].copy(),
         leaf_values[:n_leaves].copy(),
+        importances,
     )
 
 
@@ -919,7 +948,7 @@ def _with_room(forest, n_nodes, n_rows, room):
 
 
 @nb.njit(cache=True, nogil=True)
-def _training_data(Xt, y, sample_weight, random_splits, histogram_min_node, max_bins):
+def _training_data(Xt, y, sample_weight, random_splits, histogram_min_node, max_bins, bin_sample):
     """What every tree reads, computed once per forest (a TrainingData).
 
     ``Xt``: X feature-major, so that a node's values of one feature are close;
@@ -932,7 +961,9 @@ def _training_data(Xt, y, sample_weight, random_splits, histogram_min_node, max_
     ``first_nonzero[f]``: with zero bits, for a feature without negative values
     (its zeros are its smallest values, one block first in its presorted order),
     where its nonzero values start in that order; 0 for other features, whose
-    zeros are sorted like any value.
+    zeros are sorted like any value. ``max_bins > 0``: features of more than ``max_bins + 1``
+    distinct values, or none codable exactly, are coded by bins (:func:`_bin_codes`, edges placed
+    on the rows ``bin_sample``), on forests of more than _MAX_CODES examples.
     """
     d, n = Xt.shape
     presorted = np.empty((d if not random_splits else 0, n), dtype=np.int32)
@@ -949,11 +980,12 @@ def _training_data(Xt, y, sample_weight, random_splits, histogram_min_node, max_
             presorted[f] = np.argsort(Xt[f], kind="mergesort")
             ranked = _rank_codes(Xt[f], presorted[f], codes[f], code_values[f]) if coding else -1
             n_codes[f] = max(ranked, 0)
-            if ranked <= 0 and max_bins > 0 and n > _MAX_CODES:  # cannot be coded exactly: bins
-                n_codes[f] = _bin_codes(
-                    Xt[f], presorted[f], min(max_bins, _MAX_CODES), codes[f], code_values[f]
-                )
-                binned[f] = True
+        # Not coded exactly (0), or more values than max_bins + 1 (max_bins thresholds): bins.
+        if max_bins > 0 and n > _MAX_CODES and (n_codes[f] == 0 or n_codes[f] > max_bins + 1):
+            n_codes[f] = _bin_codes(
+                Xt[f], presorted[f], min(max_bins, _MAX_CODES), bin_sample, codes[f], code_values[f]
+            )
+            binned[f] = True
     use_zero_bits = np.mean(Xt == 0) > 0.1
     first_nonzero = np.zeros(d, dtype=np.int64)
     for f in range(d):
@@ -1027,25 +1059,29 @@ def _rank_codes(values, order, codes, code_values):
 
 
 @nb.njit(cache=True, nogil=True)
-def _bin_codes(values, order, max_bins, codes, code_values):
+def _bin_codes(values, order, max_bins, bin_sample, codes, code_values):
     """Code a feature by bins of about n / max_bins examples each; returns the number of bins.
 
-    Bin edges lie halfway between the values on either side of every (b n / max_bins)-th position
-    of the increasing ``order`` where those values differ; ``codes[i]`` is the bin of X[i, f] (the
+    Bin edges lie halfway between the values on either side of every (b m / max_bins)-th position
+    of the m sampled examples in increasing order (``bin_sample``: a boolean mask of the examples;
+    empty: all, ``order`` itself) where those values differ; ``codes[i]`` is the bin of X[i, f] (the
     number of edges below it) and ``code_values[k]`` bin k's upper edge, the threshold of a split
     after it (the last bin's is +inf, never a threshold).
     """
-    n = order.shape[0]
+    sample = order if bin_sample.shape[0] == 0 else order[bin_sample[order]]
+    m = sample.shape[0]
     n_edges = 0
     for b in range(1, max_bins):
-        r = (b * n) // max_bins
-        below, above = values[order[r - 1]], values[order[r]]
+        r = (b * m) // max_bins
+        if r < 1:  # fewer sampled examples than bins
+            continue
+        below, above = values[sample[r - 1]], values[sample[r]]
         if above > below + _FEATURE_THRESHOLD and (n_edges == 0 or below > code_values[n_edges - 1]):
             code_values[n_edges] = _midpoint(below, above)
             n_edges += 1
     code_values[n_edges] = np.inf
     k = 0
-    for r in range(n):
+    for r in range(order.shape[0]):
         i = order[r]
         while values[i] > code_values[k]:
             k += 1

@@ -1,0 +1,41 @@
+"""The cascades' parameter table: every parameter of :class:`~disdf.CascadeForestClassifier` (and so of
+:class:`~disdf.DisDFClassifier`, whose table extends it), its type and range
+(:mod:`disdf._utils.parameters`), checked by ``fit`` before any work."""
+
+from __future__ import annotations
+
+from disdf._utils.parameters import Constraint, Float, Integer, NJobs, OneOf, RandomSeed
+from disdf._utils.sample_weights import ClassWeight
+from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder
+from disdf.cascade._predictor import Predictor
+from disdf.forests._specs import ENGINES, BinningParameter, ForestSpecs
+
+#: How a level's input grows (see CascadeForestClassifier's ``augmentation``).
+AUGMENTATIONS = ("cumulative", "previous")
+#: Where new examples' class vectors come from (see CascadeForestClassifier's ``test_vectors``).
+TEST_VECTORS = ("fold_mean", "refit")
+
+#: In this order: a constraint that reads another parameter (forests, n_bins read engine) comes after it.
+CASCADE_PARAMETERS: dict[str, Constraint] = {
+    "n_trees": Integer(1),
+    "n_folds": Integer(2),
+    "max_levels": Integer(1),
+    "patience": Integer(1),
+    "tol": Float(0.0),
+    "augmentation": OneOf(AUGMENTATIONS),
+    "max_depth": Integer(1, none=True),
+    "min_samples_split": Integer(2),
+    "min_samples_leaf": Integer(1),
+    "n_jobs": NJobs(),
+    "random_state": RandomSeed(),
+    "engine": OneOf(ENGINES),
+    "n_bins": BinningParameter(),
+    "bin_subsample": BinningParameter(),
+    "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
+    "test_vectors": OneOf(TEST_VECTORS),
+    "forests": ForestSpecs(),
+    "keep_fitted_levels": KeepFittedLevels(),
+    "fitted_levels_dir": LevelsFolder(),
+    "predictor": Predictor(),
+    "class_weight": ClassWeight(),
+}
