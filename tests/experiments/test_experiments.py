@@ -188,7 +188,7 @@ def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     for dataset in ("ionosphere", "ecoli"):
         for ext in ("md", "csv", "tex"):
             assert (output / "tables" / f"{dataset}.{ext}").stat().st_size > 0
-    report, appendix = ((output / name).read_text() for name in ("REPORT.md", "APPENDIX.md"))
+    report, appendix = ((output / name).read_text() for name in ("REPORT.md", "PERFORMANCE.md"))
     assert "2 repetitions per cell" in report and "tune=False" in report and "engine `fast`" in report
     assert "repetitions per cell: 2 " in appendix and "## Time per split" in appendix
     # a run's report names no section it does not have, and no duration rounds to zero

@@ -59,9 +59,9 @@ def test_report_md_is_its_sections_in_order_and_a_section_is_replaced_not_repeat
     put_section(tmp_path, "protocol", "## Method\nthe tables")
     put_section(tmp_path, "mnist_full", "## MNIST\nsecond")
     text = (tmp_path / "REPORT.md").read_text()
-    assert text.startswith("# Reproduction report\n") and "[APPENDIX.md](APPENDIX.md)" in text
+    assert text.startswith("# Reproduction report\n") and "[PERFORMANCE.md](PERFORMANCE.md)" in text
     assert text.endswith("<!-- section: protocol -->\n## Method\nthe tables\n")
-    appendix = (tmp_path / "APPENDIX.md").read_text()
+    appendix = (tmp_path / "PERFORMANCE.md").read_text()
     assert appendix.endswith("<!-- section: mnist_full -->\n## MNIST\nsecond\n") and "first" not in appendix
     with pytest.raises(ValueError, match=r"Unknown REPORT\.md section 'appendix'"):
         put_section(tmp_path, "appendix", "text")
@@ -98,9 +98,9 @@ def test_a_slice_of_mnist_gives_both_methods_their_row_and_section(tmp_path, dat
         disdf["only_disdf_right"] - disdf["only_gcforest_right"]
         == disdf["test_correct"] - gcforest["test_correct"]
     )
-    text = report.read_text()  # the folder's only section: in REPORT.md itself, no appendix
+    text = report.read_text()  # the folder's only section: in REPORT.md itself, no other document
     assert "<!-- section: mnist_full -->\n## DisDF on the full MNIST training set\n" in text
-    assert not (tmp_path / "APPENDIX.md").exists()
+    assert not (tmp_path / "APPENDIX.md").exists() and not (tmp_path / "PERFORMANCE.md").exists()
     assert "400 training images, test accuracy on 150 test images" in text
     assert f"| DisDF    |        {disdf['n_levels']} |" in text
 
@@ -143,7 +143,7 @@ def test_regenerating_the_tables_keeps_the_mnist_section(tmp_path):
     put_section(tmp_path, "mnist_full", section)
     put_section(tmp_path, "protocol", "## Method\nregenerated tables")
     assert "regenerated tables" in (tmp_path / "REPORT.md").read_text()
-    assert (tmp_path / "APPENDIX.md").read_text().count(section.strip("\n")) == 1
+    assert (tmp_path / "PERFORMANCE.md").read_text().count(section.strip("\n")) == 1
 
 
 def test_one_method_alone_gets_its_row_and_no_paired_comparison(tmp_path, data_dir):

@@ -1,8 +1,8 @@
-"""APPENDIX.md's "Growing data" section: every figure in it comes from scale.csv and scale_slopes.csv."""
+"""PERFORMANCE.md's "Growing data" section: every figure in it comes from scale.csv and scale_slopes.csv."""
 
 import pandas as pd
 
-from experiments.reporting.report import APPENDIX, BY_NAME
+from experiments.reporting.report import BY_NAME, PERFORMANCE
 from experiments.reporting.section import ReportContext
 from experiments.reporting.sections import scale
 from scripts.bench import bench_scale
@@ -90,9 +90,9 @@ def test_df21s_larger_mnist_runs_are_quoted_beside_its_curve(tmp_path):
     assert text.endswith("another day): 60,000 images: 2,610 s / 1.57 GiB / 0.980 (2026-11-25).")
 
 
-def test_without_the_bench_the_section_is_absent_and_it_belongs_to_the_appendix(tmp_path):
+def test_without_the_bench_the_section_is_absent_and_it_belongs_to_the_performance_document(tmp_path):
     assert scale.render(ReportContext(tmp_path, tmp_path)) is None
-    assert BY_NAME["scale"] is scale.SECTION and "scale" in APPENDIX
+    assert BY_NAME["scale"] is scale.SECTION and "scale" in PERFORMANCE
 
 
 def test_rows_of_several_runs_name_every_date_and_commit():
