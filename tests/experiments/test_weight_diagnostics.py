@@ -47,7 +47,9 @@ def test_the_section_reports_the_kept_levels_and_the_agreement(tmp_path):
          "n_levels": [1, 2, 1, 1]}
     )  # fmt: skip
     text = "\n".join(weights_section(diagnostics, agreement, headline))
-    assert "acts like 25–50 % of its trees" in text  # the level past the kept ones is left out
-    assert "for 90–99 % of test examples" in text and "| 1.00 / 2.00 " in text
+    # the level past the kept ones (share 0.01) is left out of the shares
+    assert "| Ecoli     | 0.50" in text and "| MNIST     | 0.25" in text and "0.01" not in text
+    assert "far from uniform on Ecoli, MNIST" in text and "near it" not in text
+    assert "for 90–99 % of test examples" in text and "1.0; 2.0" in text
     draw(diagnostics)(tmp_path / "weights.png")
     assert (tmp_path / "weights.png").stat().st_size > 10_000

@@ -45,21 +45,17 @@ def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest
         *counts_lines(decisions),
         "",
         *history_summary(history, decisions, digest),
-        f"The scanning sentence is decided for {mgs.SCANNER}.",
-        "",
-        f"Rules in full, each row's CI and p-values, the verdicts under the earlier rules with their dates, "
-        f"qualifiers: APPENDIX.md, “{APPENDIX_TITLE}”.",
-        "",
     ]
 
 
 def history_summary(history: pd.DataFrame | None, decisions: list[Decision], digest: str) -> list[str]:
-    """One sentence: the counts under the rules in force when the records were first read and in between."""
+    """One sentence: the counts under the earlier rule sets, and where the detail is."""
+    where = "dates and detail: APPENDIX.md"
     if history is None or set(history["records"]) != {digest}:
-        return []
+        return [f"The earlier rules' verdicts are not computed ({where}).", ""]
     earlier = earlier_columns(history, decisions)
-    counts = "; ".join(f"{name}: {column[-1]}" for name, column in earlier.items())
-    return [f"The same records under the earlier rules, run from git ({counts}).", ""]
+    counts = "; ".join(f"{name} {column[-1]}" for name, column in earlier.items())
+    return [f"The earlier rules, run from git on the same records: {counts} ({where}).", ""]
 
 
 def render(context: ReportContext) -> Rendered | None:

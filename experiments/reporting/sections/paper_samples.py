@@ -57,13 +57,12 @@ def compact_lines(headline: pd.DataFrame, paper: pd.DataFrame, grid: pd.DataFram
     return [
         "## What the paper's tables can tell",
         "",
-        "A paper value is one or a few splits, not a constant. How much its values move across T gives n̂, "
-        "the number of our splits a paper cell behaves like (its gcF and DisDF rows averaged: they move "
-        f"together); one n for all datasets is {pooled} (χ²({test['groups'] - 1}) = {test['statistic']:.1f}, "
-        f"p = {test['p']:.2g}). P: the chance that a table drawn from our splits, each cell the mean of n of "
-        "them (n = 1 / n̂ rounded up), has the paper's mean DisDF − gcF and count of cells with DisDF ahead "
-        "(both at once), with λ = τ = 1 and with λ chosen per split on the test data over the audit's grid "
-        f"at T = 100, as the paper chose it. Detail: APPENDIX.md, “{DETAIL_TITLE}”.",
+        "A paper value is a few splits, not a constant: its spread across T gives n̂, the number of our "
+        f"splits a paper cell behaves like (one n for all datasets: {pooled}, χ²({test['groups'] - 1}) = "
+        f"{test['statistic']:.1f}, p = {test['p']:.2g}). P: the chance that a table of means of n of our "
+        "splits per cell (n = 1 / n̂) shows the paper's mean DisDF − gcF and its count of cells with DisDF "
+        "ahead, with λ = τ = 1 or with λ chosen per split on the test data, as the paper did. Detail: "
+        "APPENDIX.md.",
         "",
         pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
         "",

@@ -108,7 +108,7 @@ def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]
 #: What was fixed when, relative to the records (git history of results/raw and experiments/analysis).
 HISTORY = (
     "The equivalence margin and every claim rule were fixed after the first 100-repetition records had "
-    "been read; the claims section dates each step. Terms: [glossary](../docs/glossary.rst)."
+    "been read (APPENDIX.md dates each step). Terms: [glossary](../docs/glossary.rst)."
 )
 
 
@@ -123,10 +123,9 @@ def headline_method(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str
         f"round({p.test_fraction:.2g}·N) test examples (MNIST: from its test split; Parkinsons at "
         "N = 120: every remaining example), seeded by (dataset, N, repetition) and shared by every T and "
         "both methods "
-        f"(`raw/`, config `{digest}`, {int(cells['n'].sum())} units). DisDF's λ = {plan.model['lambda_']:g} "
+        f"(config `{digest}`). DisDF's λ = {plan.model['lambda_']:g} "
         f"and τ = {plan.model['tau']:g} were fixed before any run (the paper chose λ on test data); its "
-        "out-of-fold vectors are cross-fitted, so no weight saw the label of the example it scores. The "
-        "forests are grown by the compiled engine, equivalent to scikit-learn's by TOST (PERFORMANCE.md). "
+        "out-of-fold vectors are cross-fitted, so no weight saw the label of the example it scores. "
         + HISTORY,
         "",
     ]

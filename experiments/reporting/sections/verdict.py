@@ -166,7 +166,7 @@ def conclusion(facts: dict) -> str:
             )
     widest = rows.loc[rows["nb_high"].idxmax()]
     parts.append(
-        " These intervals hold for the paper's files; for new data of the same kind (Nadeau–Bengio) "
+        " For new data of the same kind (Nadeau–Bengio) "
         f"{_possessive(DATASET_NAMES.get(widest.dataset, widest.dataset))} is "
         f"[{widest.nb_low:+.2f}, {widest.nb_high:+.2f}]."
     )
@@ -227,9 +227,7 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     mechanisms = {}
     for dataset in effects[~effects["equivalent"]]["dataset"]:
         said = []
-        for name, words in (
-            ("base_code", "the paper's base code (refit vectors, min_samples_split = 11)"),
-        ):
+        for name, words in (("base_code", "the paper's base code (refit vectors, min_samples_split = 11)"),):
             records = mechanism_records(name, context)
             if not records.empty and dataset in set(records["dataset"]):
                 said.append(f"with {words} {_change(headline, records, dataset)}")
@@ -421,9 +419,8 @@ def render(context: ReportContext) -> Rendered | None:
             "## Verdict",
             "",
             summary,
-            "DisDF − gcF over the 16 cells (per split averaged over T, then over N), 95 % CI given the "
-            "dataset's file and for new data of its kind (Nadeau–Bengio); TOST at ±1 point; P: the "
-            "predictive check (“What the paper's tables can tell”), the largest over n = 1 and n̂.",
+            "DisDF − gcF over the 16 cells (split averaged over T, then over N); 95 % CI given the file, and "
+            "for new data (Nadeau–Bengio); P: the predictive check, largest over n = 1 and n̂.",
             "",
             f"![DisDF − gcF per cell, ours and the paper's]({FIGURE})",
             "",
