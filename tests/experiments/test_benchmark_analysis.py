@@ -76,7 +76,7 @@ def test_the_report_section_draws_from_records_and_says_nothing_without_them(tmp
     assert re.search(r"\| DisDF tuned − gcF \| \+(3\.9\d|4\.0\d) \|", text)
     # DF21 on the tables it completed (19 of 20), +2 points over gcF; the failed table named
     assert re.search(r"on 19 tables: DF21 − gcF \+2\.0\d points", text) and "d3: ValueError" in text
-    assert "Not yet run: Regime (b)" in text
+    assert "Not complete yet (reported when every table is done): Regime (b)" in text
     for name, draw in figures.items():
         draw(tmp_path / name.split("/")[-1])
         assert (tmp_path / name.split("/")[-1]).stat().st_size > 10_000
