@@ -55,7 +55,7 @@ def test_the_scheme_enters_the_hash_and_its_settings_are_checked_naming_them():
     assert config_hash(compose_config("experiment=benchmark", "protocol.split_scheme=holdout")) == base
     assert config_hash(compose_config("experiment=benchmark", "protocol.split_scheme=5x2cv")) != base
     for overrides, name in (
-        (("protocol.repetitions=5",), "protocol.repetitions must be 10"),
+        (("protocol.repetitions=11",), "protocol.repetitions must be at most 10"),
         (("datasets=[mnist]",), "must not name mnist"),
         (("protocol.split_scheme=3x3",), "split_scheme"),
     ):
