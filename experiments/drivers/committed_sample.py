@@ -131,6 +131,16 @@ SAMPLES: tuple[CommittedSample, ...] = (
             for part in range(4)
         ),
     ),
+    # Regime (b): every KEEL table's first fold (repetition 0 of 5 x 2-fold CV), in two parts.
+    CommittedSample(
+        "benchmark_cv",
+        "benchmark_cv",
+        "results/benchmark_cv",
+        parts=tuple(
+            Part(f"tables-{part}", (f"datasets=[{','.join(BENCHMARK_TABLES[part::2])}]",))
+            for part in range(2)
+        ),
+    ),
 )
 
 #: Committed raw folders that no sample reruns, and why (the test of SAMPLES checks that every
