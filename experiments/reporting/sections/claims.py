@@ -55,7 +55,7 @@ def history_summary(history: pd.DataFrame | None, decisions: list[Decision], dig
         return [f"The earlier rules' verdicts are not computed ({where}).", ""]
     earlier = earlier_columns(history, decisions)
     counts = "; ".join(f"{name} {column[-1]}" for name, column in earlier.items())
-    return [f"The earlier rules, run from git on the same records: {counts} ({where}).", ""]
+    return [f"Earlier rules, same records: {counts} ({where}).", ""]
 
 
 def render(context: ReportContext) -> Rendered | None:

@@ -36,7 +36,6 @@ def limitations_lines(headline: pd.DataFrame, grid: pd.DataFrame) -> list[str]:
         else f"- **The mechanisms ran at T = {AUDIT_T} only**; no λ/τ grid was run (`make audit`).",
         "- **Parkinsons' random splits leak subjects** (32 subjects, about six recordings each); "
         "subject-disjoint splits shrink DisDF's advantage (APPENDIX.md, mechanisms).",
-        "- **The paper's values are read as samples** of a model; the paper states no repetitions.",
         f"- **Scanning's verdict** holds for {SCANNER}.",
         "",
     ]

@@ -57,8 +57,7 @@ def accuracy_figures(cells: pd.DataFrame) -> list[str]:
     lines = [
         "## Results",
         "",
-        "Accuracy against T per N: our means with 95 % CIs (unadjusted), the paper's values with the "
-        "central 95 % of our single splits beside them. The 16-cell tables: APPENDIX.md.",
+        "Accuracy against T, ours beside the paper's (the 16-cell tables: APPENDIX.md).",
         "",
     ]
     for dataset in sorted(cells["dataset"].unique()):

@@ -106,12 +106,11 @@ def weights_section(diagnostics: pd.DataFrame, agreement: pd.DataFrame, headline
         + (f", near it on {flat}" if len(near) else "")
         + f". Yet DisDF and gcF predict the same class for {100 * alike.min():.0f}–{100 * alike.max():.0f} % "
         "of test examples: a weighted and a plain average of the same trees rarely disagree on the largest "
-        f"class. Refits of the first {int(summary['splits'].min())} splits per (dataset, N), reproducing "
-        "their records.",
+        f"class ({int(summary['splits'].min())} splits per (dataset, N), refitted).",
         "",
         pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
         "",
-        f"![Effective number of trees]({FIGURE})",
+        f"![Weights]({FIGURE})",
     ]
 
 
