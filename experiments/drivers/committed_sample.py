@@ -28,6 +28,7 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from experiments.paths import ROOT
+from experiments.reporting.sections.audit import GRID, MECHANISMS
 from experiments.running.composition import compose_config
 from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES
 from experiments.running.plan import RunPlan, plan_run
@@ -77,6 +78,15 @@ class CommittedSample:
 #: The benchmark's tables as its runs name them (experiments/running/keel.py).
 BENCHMARK_TABLES = [f"{KEEL_PREFIX}{name}" for name in KEEL_TABLES]
 
+
+def table_parts(count: int) -> tuple[Part, ...]:
+    """The KEEL tables dealt into ``count`` parts of about equal work for the test's workers."""
+    return tuple(
+        Part(f"tables-{part}", (f"datasets=[{','.join(BENCHMARK_TABLES[part::count])}]",))
+        for part in range(count)
+    )
+
+
 #: The experiments whose records are committed, and what of each is rerun. The smallest N keeps
 #: a sample cheap (a split at N = 50 takes a few seconds); the headline reruns every cell.
 SAMPLES: tuple[CommittedSample, ...] = (
@@ -103,19 +113,7 @@ SAMPLES: tuple[CommittedSample, ...] = (
         "audit",
         "results/audit",
         ("protocol.Ns=[50]",),
-        parts=tuple(
-            Part(name, (f"audit={name}",), f"audit={name}")
-            for name in (
-                "lambda_tau_grid",
-                "refit",
-                "min_split_11",
-                "base_code",
-                "stratified",
-                "subject_groups",
-                "misaligned",
-                "inverted_test",
-            )
-        ),
+        parts=tuple(Part(name, (f"audit={name}",), f"audit={name}") for name in (GRID, *MECHANISMS)),
     ),
     CommittedSample("baselines", "baselines", "results/baselines", ("protocol.Ns=[50]",)),
     CommittedSample("headline_tuned", "headline_tuned", "results/headline_tuned", ("protocol.Ns=[50]",)),
@@ -126,20 +124,14 @@ SAMPLES: tuple[CommittedSample, ...] = (
         "benchmark",
         "benchmark",
         "results/benchmark",
-        parts=tuple(
-            Part(f"tables-{part}", (f"datasets=[{','.join(BENCHMARK_TABLES[part::4])}]",))
-            for part in range(4)
-        ),
+        parts=table_parts(4),
     ),
     # Regime (b): every KEEL table's first fold (repetition 0 of 5 x 2-fold CV), in two parts.
     CommittedSample(
         "benchmark_cv",
         "benchmark_cv",
         "results/benchmark_cv",
-        parts=tuple(
-            Part(f"tables-{part}", (f"datasets=[{','.join(BENCHMARK_TABLES[part::2])}]",))
-            for part in range(2)
-        ),
+        parts=table_parts(2),
     ),
 )
 

@@ -45,6 +45,14 @@ class ReportContext:
     plan: RunPlan | None = None
     _read: dict[tuple[str, str], pd.DataFrame] = field(default_factory=dict, compare=False, repr=False)
     _plans: dict[tuple[str, ...], RunPlan] = field(default_factory=dict, compare=False, repr=False)
+    _computed: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def once(self, name: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, computed once per report build: an analysis two sections share (the claims'
+        decisions, the benchmark's regimes) is not repeated for the second."""
+        if name not in self._computed:
+            self._computed[name] = compute()
+        return self._computed[name]
 
     def folder_records(self, folder: Path, grid: RecordGrid) -> pd.DataFrame:
         """The records of ``grid``'s config in ``folder`` (a copy: a section may change its frame)."""

@@ -305,6 +305,11 @@ def benchmark_section(
 
 
 def _inputs(context: ReportContext):
+    """REPORT.md's and APPENDIX.md's lines and the figures, computed once for both sections."""
+    return context.once("benchmark", lambda: _analyse(context))
+
+
+def _analyse(context: ReportContext):
     regimes = {}
     for regime in REGIMES:
         records, _ = context.records(regime.experiment)

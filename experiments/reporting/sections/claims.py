@@ -27,10 +27,15 @@ APPENDIX_TITLE = "The paper's claims: rows, qualifiers and the paper's tables"
 
 
 def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataFrame) -> list[Decision]:
-    """Every sentence decided on the headline's records (and experiment=mgs's, for the scanning one)."""
-    scanned, _ = context.records("mgs")
-    scanning = None if scanned.empty else mgs.paired_differences(scanned, headline)
-    return sentence_decisions(headline, paper, scanning)
+    """Every sentence decided on the headline's records (and experiment=mgs's, for the scanning one),
+    once per report build (the claims, their rows and the verdict read them)."""
+
+    def decide() -> list[Decision]:
+        scanned, _ = context.records("mgs")
+        scanning = None if scanned.empty else mgs.paired_differences(scanned, headline)
+        return sentence_decisions(headline, paper, scanning)
+
+    return context.once("claim decisions", decide)
 
 
 def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest: str) -> list[str]:
