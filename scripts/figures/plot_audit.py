@@ -69,6 +69,11 @@ LABELS = {PAPER: "paper", OURS: "ours (95% CI)", ORACLE: "oracle (λ, τ chosen 
 #: Simulated faults far below every other line: drawn in their own row of panels, on their own scale,
 #: so they do not squash the others.
 OWN_SCALE = ("inverted_test",)
+#: A row zooming on ours and the mechanisms whose every cell lies within NEAR (accuracy) of ours, added
+#: when the full-scale row spans more than ZOOM_RATIO times their range: there the paper's values or a
+#: far mechanism (Ionosphere's 0.48, the misaligned features) squeeze them into a few pixels.
+NEAR = 0.05
+ZOOM_RATIO = 3.0
 #: Half the width over which the lines of one N are spread, as a fraction of the smallest gap between Ns.
 SPREAD = 0.3
 #: Width of a single-split band, as a fraction of the smallest gap between Ns.
@@ -130,6 +135,33 @@ def band_width(Ns: Iterable[float]) -> float:
     return BAND_WIDTH * (float(np.diff(Ns).min()) if len(Ns) > 1 else 20.0)
 
 
+def near_sources(cells: pd.DataFrame) -> set[str]:
+    """Ours and the mechanisms (not OWN_SCALE) whose every cell lies within :data:`NEAR` of ours."""
+    ours = cells[cells["source"] == OURS].set_index(["N", "method"])["mean"]
+    near = {OURS}
+    for source, line in cells.groupby("source"):
+        if source in (PAPER, OURS) or source in OWN_SCALE:
+            continue
+        gap = (line.set_index(["N", "method"])["mean"] - ours).abs().dropna()
+        if not gap.empty and gap.max() <= NEAR:
+            near.add(str(source))
+    return near
+
+
+def zoom_cells(cells: pd.DataFrame) -> pd.DataFrame | None:
+    """The cells of the zoomed row (ours and :func:`near_sources`), or None when the full-scale row does
+    not squeeze them (it spans at most :data:`ZOOM_RATIO` times their range)."""
+
+    def span(frame: pd.DataFrame) -> float:
+        half = frame["ci_half"].fillna(0.0)
+        return float((frame["mean"] + half).max() - (frame["mean"] - half).min())
+
+    near = cells[cells["source"].isin(near_sources(cells))]
+    if near.empty or span(cells) <= ZOOM_RATIO * span(near):
+        return None
+    return near
+
+
 def draw_panel(ax: Axes, cells: pd.DataFrame, colors: dict[str, str], offsets: dict[str, float]) -> None:
     """One method's sources of one dataset: the paper's markers, ours and every mechanism."""
     for source, line in sorted(cells.groupby("source"), key=lambda item: (item[0] != PAPER, item[0] != OURS)):
@@ -162,24 +194,35 @@ def plot_dataset(
     offsets: dict[str, float],
     bands: pd.DataFrame | None = None,
 ) -> plt.Figure:
-    """A dataset's figure: gcF's panel left and DisDF's right, sharing y, one legend below them; the
-    sources of OWN_SCALE (if the dataset has them) in a second row on their own y scale. ``bands``
+    """A dataset's figure: gcF's panel left and DisDF's right, sharing y, one legend below them; a row
+    zooming on ours and the mechanisms near it where the full scale squeezes them (:func:`zoom_cells`);
+    the sources of OWN_SCALE (if the dataset has them) in a last row on their own y scale. ``bands``
     (the dataset's :func:`read_bands`): our single splits' central 95 % behind the paper's markers."""
+    full = cells[~cells["source"].isin(OWN_SCALE)]
+    zoom = zoom_cells(full)
     apart = cells[cells["source"].isin(OWN_SCALE)]
-    rows = 2 if not apart.empty else 1
+    # (cells, panel title after the method's name, y label, row height) per row of panels
+    rows = [(full, "", "test accuracy", 3.0)]
+    if zoom is not None:
+        title = f": zoom on ours and the mechanisms within {100 * NEAR:g} points"
+        rows.append((zoom, title, "test accuracy\n(zoom)", 2.0))
+    if not apart.empty:
+        title = f": {', '.join(sorted(set(apart['source'])))} (own scale)"
+        rows.append((apart, title, "test accuracy\n(own scale)", 1.3))
+    heights = [row[3] for row in rows]
     figure, axes = plt.subplots(
-        rows,
+        len(rows),
         len(METHOD_STYLE),
-        figsize=(10, 4.2 + 1.8 * (rows - 1)),
+        figsize=(10, 1.4 * sum(heights)),
         sharey="row",
         sharex=True,
         squeeze=False,
         layout="constrained",
-        gridspec_kw={"height_ratios": [3, 1.3][:rows]},
+        gridspec_kw={"height_ratios": heights},
     )
     Ns = sorted(cells["N"].unique())
     width = band_width(Ns)
-    for row, part in enumerate([cells[~cells["source"].isin(OWN_SCALE)], apart][:rows]):
+    for row, (part, title, ylabel, _) in enumerate(rows):
         for ax, (method, (name, _)) in zip(axes[row], METHOD_STYLE.items(), strict=True):
             panel = part[part["method"] == method]
             if panel.empty:
@@ -194,11 +237,10 @@ def plot_dataset(
                 )
             ax.set_xticks(Ns, [str(N) for N in Ns])
             ax.grid(alpha=0.3, axis="y")
-            sources = ", ".join(sorted(set(panel["source"])))
-            ax.set_title(name if row == 0 else f"{name}: {sources} (own scale)", fontsize=10)
-            if row == rows - 1:
+            ax.set_title(name + title, fontsize=10)
+            if row == len(rows) - 1:
                 ax.set_xlabel("training set size N")
-        axes[row][0].set_ylabel("test accuracy" if row == 0 else "test accuracy\n(own scale)")
+        axes[row][0].set_ylabel(ylabel)
     # one entry per source, although a source may be drawn in one panel only
     entries = {}
     for ax in axes.flat:

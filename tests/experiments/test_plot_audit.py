@@ -235,3 +235,23 @@ def test_every_panel_has_a_title_the_own_scale_row_too(audit_plot, monkeypatch, 
     run_main(audit_plot, monkeypatch, tmp_path)
     titles = [ax.get_title() for ax in figures["audit_ecoli.png"].axes]
     assert titles == ["gcF", "DisDF", "gcF: inverted_test (own scale)", "DisDF: inverted_test (own scale)"]
+
+
+def test_a_far_paper_value_adds_a_zoomed_row_of_ours_and_the_near_mechanisms(
+    audit_plot, monkeypatch, tmp_path
+):
+    cells = audit_cells(tmp_path)
+    ecoli_paper = (cells["dataset"] == "ecoli") & (cells["source"] == "paper")
+    cells.loc[ecoli_paper & (cells["N"] == 50), "mean"] = 0.3  # Ionosphere's 0.48, made up
+    cells.to_csv(tmp_path / "audit" / "cells.csv", index=False)
+    figures = {}
+    monkeypatch.setattr(audit_plot, "save", lambda figure, results, name: figures.setdefault(name, figure))
+    run_main(audit_plot, monkeypatch, tmp_path)
+    top_gcf, _, zoom_gcf, zoom_disdf = figures["audit_ecoli.png"].axes
+    assert zoom_gcf.get_title() == "gcF: zoom on ours and the mechanisms within 5 points"
+    # the zoom has ours and the mechanisms near it, not the paper; its scale is a fraction of the top's
+    assert set(drawn(zoom_disdf)) == {"ours (95% CI)", "oracle (λ, τ chosen on test data)", "a_new_one"}
+    assert "paper" in drawn(top_gcf) and "paper" not in drawn(zoom_gcf)
+    top_span, zoom_span = np.ptp(top_gcf.get_ylim()), np.ptp(zoom_gcf.get_ylim())
+    assert zoom_span < top_span / 3
+    assert len(figures["audit_parkinsons.png"].axes) == 2  # nothing squeezed there: no zoom
