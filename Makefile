@@ -120,11 +120,12 @@ benchmark: install
 	$(BIN)/python -m experiments.run experiment=benchmark
 	$(BIN)/python -m experiments.reporting.report --section benchmark --section benchmark_detail
 
-# DF21 on regime (a)'s splits, in a venv of its own (it pins scikit-learn<1.6): results/benchmark/df21.csv.
+# DF21 on both regimes' splits, in a venv of its own (it pins scikit-learn<1.6): <regime's folder>/df21.csv.
 benchmark-df21: install
 	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
 	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
 	$(BIN)/python -m experiments.drivers.benchmark_df21 --experiment benchmark --df21-python $(DF21_VENV)/bin/python
+	$(BIN)/python -m experiments.drivers.benchmark_df21 --experiment benchmark_cv --df21-python $(DF21_VENV)/bin/python
 	$(BIN)/python -m experiments.reporting.report --section benchmark
 
 # Its regime (b): 5 x 2-fold CV on at most 1,000 rows of each table (configs/experiment/benchmark_cv.yaml).
@@ -225,7 +226,7 @@ metric: install
 
 # Multi-grained scanning (the paper's claim that it hurts at small N): gcF and DisDF with gcForest's
 # scanner on the headline's MNIST splits, every N, T in {100, 1000}, 30 repetitions; gcF's accuracy
-# against training size with and without scanning (30 min budget); then REPORT.md's "Multi-grained scanning".
+# against training size with and without scanning (50 min budget); then REPORT.md's "Multi-grained scanning".
 mgs: install
 	$(BIN)/python -m experiments.run experiment=mgs
 	$(BIN)/python scripts/evidence/mgs_training_size.py --record

@@ -1,8 +1,9 @@
 """DF21 on the benchmark's own splits, fitted in DF21's venv: ``<experiment folder>/df21.csv``.
 
-    python -m experiments.drivers.benchmark_df21 --experiment benchmark      # make benchmark-df21
+    python -m experiments.drivers.benchmark_df21 --experiment benchmark      # regime (a)
+    python -m experiments.drivers.benchmark_df21 --experiment benchmark_cv   # regime (b)
 
-DF21 (deep-forest-py310) cannot be installed beside disdf (it pins scikit-learn < 1.6 and needs
+(``make benchmark-df21`` runs both.) DF21 (deep-forest-py310) cannot be installed beside disdf (it pins scikit-learn < 1.6 and needs
 numpy < 2.4), so it runs in a venv of its own (``build/df21-venv``, made by the make target). For each
 dataset of the experiment, every repetition's split is drawn by the runner's rule
 (:meth:`~experiments.running.protocol.ProtocolPlan.split` with the unit's split seed: the examples the

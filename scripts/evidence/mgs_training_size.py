@@ -3,8 +3,8 @@
     python scripts/evidence/mgs_training_size.py --record   # -> results/bench/mgs_training_size.csv
 
 (without ``--record``: build/bench/mgs_training_size.csv). On the first n training images (n in
-``--sizes``, default 1,000 and 10,000), scored on the first ``--n-test`` test images (default all
-10,000): gcF at T = 100 without scanning (configs/method/gcforest.yaml) and with the scanner of
+``--sizes``, default 1,000, 2,000, 5,000 and 10,000), scored on the first ``--n-test`` test images
+(default all 10,000): gcF at T = 100 without scanning (configs/method/gcforest.yaml) and with the scanner of
 ``experiment=mgs`` (configs/method/gcforest_mgs.yaml: windows 7, 10, 14, stride 2, 10 trees per
 scanning forest), seed 0. Cases run smallest first, each row written as it finishes; once
 ``--budget-minutes`` of compute have passed no new case starts, and a row says which cases were
@@ -66,9 +66,9 @@ def run_case(specs: dict, n_train: int, n_test: int, scanning: bool, n_jobs: int
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 2_000, 5_000, 10_000])
     parser.add_argument("--n-test", type=int, default=10_000)
-    parser.add_argument("--budget-minutes", type=float, default=30.0)
+    parser.add_argument("--budget-minutes", type=float, default=50.0)
     parser.add_argument("--n-jobs", type=int, default=2)
     add_record_flag(parser)
     args = parser.parse_args()
