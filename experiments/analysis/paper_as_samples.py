@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -409,6 +410,34 @@ def scope_lines(scope: pd.DataFrame) -> list[str]:
     return table.to_markdown(index=False, disable_numparse=True).splitlines()
 
 
+@dataclass(frozen=True)
+class PaperSampleCheck:
+    """What every reader of the predictive check shares: n̂ per dataset and the pooled test
+    (:func:`repetitions_by_dataset`), the n drawn per dataset (1 and n̂ rounded up) and the check
+    itself (:func:`predictive_check`, T shared by a split)."""
+
+    estimates: pd.DataFrame
+    test: dict
+    repetitions: dict[str, list[int]]
+    check: pd.DataFrame
+
+
+def paper_sample_check(
+    records: pd.DataFrame,
+    paper: pd.DataFrame,
+    grid: pd.DataFrame | None = None,
+    draws: int = DRAWS,
+    seed: int = SEED,
+) -> PaperSampleCheck:
+    """n̂ per dataset, the n drawn (1 and n̂) and the predictive check at those n: computed once per
+    report build and read by the verdict, REPORT.md's compact section and APPENDIX.md's."""
+    estimates, test = repetitions_by_dataset(records, paper)
+    repetitions = {row.dataset: sorted({1, int(row.n_check)}) for row in estimates.itertuples(index=False)}
+    return PaperSampleCheck(
+        estimates, test, repetitions, predictive_check(records, paper, repetitions, grid, draws, seed)
+    )
+
+
 def paper_as_samples_section(
     records: pd.DataFrame,
     paper: pd.DataFrame,
@@ -416,11 +445,12 @@ def paper_as_samples_section(
     draws: int = DRAWS,
     seed: int = SEED,
     sizes: dict[str, int] | None = None,
+    shared: PaperSampleCheck | None = None,
 ) -> list[str]:
-    """Markdown lines of the subsection "The paper's values as samples of ours" (items 5-7 of #43)."""
-    estimates, test = repetitions_by_dataset(records, paper)
-    repetitions = {row.dataset: sorted({1, int(row.n_check)}) for row in estimates.itertuples(index=False)}
-    check = predictive_check(records, paper, repetitions, grid, draws, seed)
+    """Markdown lines of the subsection "The paper's values as samples of ours" (items 5-7 of #43);
+    ``shared``: :func:`paper_sample_check` of the same arguments, if computed already."""
+    shared = shared or paper_sample_check(records, paper, grid, draws, seed)
+    estimates, test, repetitions, check = shared.estimates, shared.test, shared.repetitions, shared.check
     apart = predictive_check(records, paper, repetitions, grid, draws, seed, shared_T=False)
     scope = scope_intervals(records, sizes)
     splits = int(records.groupby(["dataset", "N", "T", "method"]).size().min())

@@ -3,14 +3,14 @@
     python -m experiments.drivers.benchmark_df21 --experiment benchmark      # regime (a)
     python -m experiments.drivers.benchmark_df21 --experiment benchmark_cv   # regime (b)
 
-(``make benchmark-df21`` runs both.) DF21 (deep-forest-py310) cannot be installed beside disdf (it pins scikit-learn < 1.6 and needs
-numpy < 2.4), so it runs in a venv of its own (``build/df21-venv``, made by the make target). For each
-dataset of the experiment, every repetition's split is drawn by the runner's rule
-(:meth:`~experiments.running.protocol.ProtocolPlan.split` with the unit's split seed: the examples the
-other methods saw), written with integer labels to a temporary ``numpy.savez`` file, and fitted by
+(``make benchmark-df21`` runs both.) DF21 (deep-forest-py310) cannot be installed beside disdf (it pins
+scikit-learn < 1.6 and needs numpy < 2.4), so it runs in a venv of its own (``build/df21-venv``, made by
+the make target). For each dataset of the experiment, every repetition's split is drawn by the runner's
+rule (:meth:`~experiments.running.protocol.ProtocolPlan.split` with the unit's split seed: the examples
+the other methods saw), written with integer labels to a temporary ``numpy.savez`` file, and fitted by
 ``scripts/tools/df21_splits.py`` there, with the split seed as DF21's ``random_state`` and T trees per
-forest. One row per (dataset, repetition): ``status`` is "ok" or DF21's error in one line (a status
-row, never a silent gap). Rows already in the file are kept and skipped (the command resumes);
+forest. One row per (dataset, repetition): ``status`` is "ok" or DF21's error in one line (a status row,
+never a silent gap). Rows already in the file are kept and skipped (the command resumes);
 ``--max-minutes`` stops before the next dataset once that much time has passed.
 """
 

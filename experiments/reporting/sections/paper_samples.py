@@ -12,9 +12,9 @@ import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
 from experiments.analysis.paper_as_samples import (
+    PaperSampleCheck,
     paper_as_samples_section,
-    predictive_check,
-    repetitions_by_dataset,
+    paper_sample_check,
 )
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import GRID, mechanism_records
@@ -27,11 +27,9 @@ def _p(value: float) -> str:
     return "–" if pd.isna(value) else f"{value:.2f}" if value >= 0.01 else f"{value:.0e}"
 
 
-def compact_lines(headline: pd.DataFrame, paper: pd.DataFrame, grid: pd.DataFrame | None) -> list[str]:
+def compact_lines(shared: PaperSampleCheck) -> list[str]:
     """One table: n̂ per dataset and the joint P of the paper's table at n = 1 and n̂, λ fixed or chosen."""
-    estimates, test = repetitions_by_dataset(headline, paper)
-    repetitions = {row.dataset: sorted({1, int(row.n_check)}) for row in estimates.itertuples(index=False)}
-    check = predictive_check(headline, paper, repetitions, grid)
+    estimates, test, repetitions, check = shared.estimates, shared.test, shared.repetitions, shared.check
     rows = []
     for estimate in estimates.itertuples(index=False):
         mine = check[check["dataset"] == estimate.dataset]
@@ -76,10 +74,18 @@ def _inputs(context: ReportContext) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
     return headline, pd.read_csv(PAPER_TABLES), None if grid.empty else grid
 
 
+def shared_check(context: ReportContext) -> PaperSampleCheck | None:
+    """:func:`~experiments.analysis.paper_as_samples.paper_sample_check` of the headline and the audit's
+    grid, once per build for its three readers (the verdict, this section, APPENDIX.md's); None without
+    the headline's records."""
+    found = _inputs(context)
+    return None if found is None else context.once("paper_sample_check", lambda: paper_sample_check(*found))
+
+
 def render(context: ReportContext) -> Rendered | None:
     """REPORT.md's compact section; None without the headline's records."""
-    found = _inputs(context)
-    return None if found is None else Rendered("\n".join(compact_lines(*found)))
+    shared = shared_check(context)
+    return None if shared is None else Rendered("\n".join(compact_lines(shared)))
 
 
 def render_detail(context: ReportContext) -> Rendered | None:
@@ -87,7 +93,7 @@ def render_detail(context: ReportContext) -> Rendered | None:
     found = _inputs(context)
     if found is None:
         return None
-    lines = paper_as_samples_section(*found)
+    lines = paper_as_samples_section(*found, shared=shared_check(context))
     return Rendered("\n".join([f"## {DETAIL_TITLE}", *lines[1:]]))
 
 

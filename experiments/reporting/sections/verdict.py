@@ -25,7 +25,7 @@ import pandas as pd
 from experiments.analysis.benchmark import contrasts, dataset_accuracies
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES, paired_tests
 from experiments.analysis.claim_qualifiers import difference_at_audit_t
-from experiments.analysis.paper_as_samples import predictive_check, repetitions_by_dataset, scope_intervals
+from experiments.analysis.paper_as_samples import scope_intervals
 from experiments.analysis.paper_claims import (
     ALPHA,
     CONFIRMED,
@@ -41,9 +41,10 @@ from experiments.analysis.paper_claims import (
 )
 from experiments.analysis.statistics import contrast_below_p, contrast_equivalent, mean_ci, one_sample_t
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.sections.audit import GRID, mechanism_records
+from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
 from experiments.reporting.sections.claims import decisions_of
+from experiments.reporting.sections.paper_samples import shared_check
 
 FIGURE = "figures/difference_forest.png"
 SUMMARY = "report/summary.md"
@@ -190,14 +191,12 @@ def conclusion(facts: dict) -> str:
     return "".join(parts)
 
 
-def with_samples(effects: pd.DataFrame, headline: pd.DataFrame, paper: pd.DataFrame, grid) -> pd.DataFrame:
+def with_samples(effects: pd.DataFrame, headline: pd.DataFrame, check: pd.DataFrame) -> pd.DataFrame:
     """The effects with the Nadeau–Bengio interval for new data (scaled by the share of the file a split
-    uses) and the predictive check's joint P of a table like the paper's, the largest over n = 1 and n̂:
+    uses) and the predictive check's joint P of a table like the paper's (``check``: the rows of
+    :func:`~experiments.analysis.paper_as_samples.predictive_check`), the largest over n = 1 and n̂:
     with λ = τ = 1 (``p_fixed``) and with λ chosen on the test data, each split's best (``p_chosen``)."""
     scope = scope_intervals(headline).set_index("dataset")
-    estimates, _ = repetitions_by_dataset(headline, paper)
-    repetitions = {row.dataset: sorted({1, int(row.n_check)}) for row in estimates.itertuples(index=False)}
-    check = predictive_check(headline, paper, repetitions, grid)
     joint = check.pivot_table(index="dataset", columns="selection", values="p_joint", aggfunc="max")
     return effects.assign(
         nb_low=effects["dataset"].map(scope["nb_share_low"]),
@@ -222,8 +221,9 @@ def benchmark_phrase(context: ReportContext) -> str:
 
 def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataFrame) -> dict:
     """Every number the conclusion states, from the records (the audit's and baselines' when present)."""
-    grid = mechanism_records(GRID, context)
-    effects = with_samples(effect_rows(headline, paper), headline, paper, None if grid.empty else grid)
+    shared = shared_check(context)
+    assert shared is not None  # the verdict renders only with the headline's records
+    effects = with_samples(effect_rows(headline, paper), headline, shared.check)
     mechanisms = {}
     for dataset in effects[~effects["equivalent"]]["dataset"]:
         said = []
