@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-profile soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -111,6 +111,13 @@ SCALE_FLAGS ?=
 bench-scale: install
 	$(BIN)/python scripts/bench/bench_scale.py --record --budget-minutes $(SCALE_BUDGET) \
 		--max-run-minutes $(SCALE_RUN_MINUTES) --df21-python $(DF21_VENV)/bin/python $(SCALE_FLAGS)
+
+# Where bench-scale's 300,000-row HIGGS-shaped fits spend their time and memory, by part (growing trees,
+# feature-major copies, held-out leaf rows, class vectors, DisDF's weight problems and solves...): each
+# cascade fitted once in a fresh process with timers around the library's functions that carry each
+# part, into results/bench/fit_profile.csv (both fits: about as long as bench-scale's at that size).
+bench-profile: install
+	$(BIN)/python scripts/bench/bench_fit_profile.py --n-train 300000 --methods gcforest disdf --n-jobs 2 --record
 
 # Beyond the paper's datasets, regime (a): 43 KEEL tables, N = 100, 30 repetitions, six methods on the
 # same splits (configs/experiment/benchmark.yaml; the analysis declared in experiments/analysis/benchmark_plan.py).

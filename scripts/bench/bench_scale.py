@@ -105,16 +105,21 @@ def peak_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**30 if sys.platform == "darwin" else 2**20)
 
 
-def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees: int, data_dir) -> dict:
-    """One fit and prediction, in its own process: seconds, peak memory, levels, test accuracy."""
-    X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
-    estimator = make_method(method, n_jobs, sklearn_trees)
-    # Compiled code is compiled (or read from numba's cache) on first use: a small fit first, so that
-    # no size's time holds the compilation, which would flatten the curve's slope.
+def warm_up(estimator, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray) -> None:
+    """A clone of ``estimator`` fitted on WARM_UP_PER_CLASS examples per class and applied to as many
+    test rows. Compiled code is compiled (or read from numba's cache) on first use: this small fit
+    comes first, so that no timed fit holds the compilation, which would flatten a curve's slope."""
     warm = np.concatenate(
         [np.flatnonzero(y_train == label)[:WARM_UP_PER_CLASS] for label in np.unique(y_train)]
     )
     clone(estimator).fit(X_train[warm], y_train[warm]).predict(X_test[:WARM_UP_PER_CLASS])
+
+
+def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees: int, data_dir) -> dict:
+    """One fit and prediction, in its own process: seconds, peak memory, levels, test accuracy."""
+    X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
+    estimator = make_method(method, n_jobs, sklearn_trees)
+    warm_up(estimator, X_train, y_train, X_test)
     before = peak_gib()
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
