@@ -36,6 +36,7 @@ from experiments.reporting.sections import (
     cell_tables,
     claim_rows,
     claims,
+    fit_profile,
     limitations,
     metric,
     mgs,
@@ -81,6 +82,7 @@ SECTIONS: tuple[Section, ...] = (
     mnist_full.SECTION,
     speed.SECTION,
     scale.SECTION,
+    fit_profile.SECTION,
 )
 #: The sections that go to APPENDIX.md, not REPORT.md: the statistical detail behind the main part
 #: (the 16-cell tables, the mechanisms, honest weight fitting, baselines, the metric view, multi-grained
@@ -90,8 +92,8 @@ APPENDIX = (
     "benchmark_detail", "tuned_headline", "mgs",
 )  # fmt: skip
 #: The sections that go to PERFORMANCE.md: the engineering, not the paper (runs, timings, full MNIST,
-#: speed, growing data).
-PERFORMANCE = ("run_details", "mnist_full", "speed", "scale")
+#: speed, growing data, a large fit by part).
+PERFORMANCE = ("run_details", "mnist_full", "speed", "scale", "fit_profile")
 SECTION_ORDER = tuple(section.name for section in SECTIONS)
 BY_NAME = {section.name: section for section in SECTIONS}
 #: The sections of any run's folder (the rest belong to the headline's REPORT.md in results/).

@@ -68,7 +68,8 @@ Columns of the CSV, one row per (problem, method, n_train, part):
   warm-up had loaded every one;
 * ``date``, ``commit``, ``libraries``: the stamp of scripts/bench_output.py.
 
-A new run's rows replace the file's rows of the same (problem, method, n_train, n_jobs, n_trees).
+A new run's rows replace the file's rows of the same (problem, method, n_train, n_jobs, n_trees) and
+commit; another commit's rows stay beside them, so a change is shown before and after.
 
 Caveats. With ``--n-jobs`` above 1 the parts' thread-seconds can exceed the fit's wall time (up to
 n_jobs x wall, and the main thread's while workers run); what is not in any part (the fold splits,
@@ -454,7 +455,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
                     measured = pool.submit(profile_fit, *arguments).result()
             # after each fit, so that an interruption keeps it; a fit measured again replaces its rows
-            write_csv(output, measured, append=True, replacing=FIT_KEY, float_format="%.6g")
+            write_csv(output, measured, append=True, replacing=(*FIT_KEY, "commit"), float_format="%.6g")
             rows += measured
     print(summary(rows))
 
