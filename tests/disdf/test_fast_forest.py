@@ -583,3 +583,54 @@ def test_pure_leaves_share_rows_as_numpy_computes_them(data, kind, max_depth):
     for name, got, want in zip(("roots", "left", "right", "leaf_values"), (forest.roots, forest.left,
                                forest.right, forest.leaf_values), expected, strict=True):  # fmt: skip
         assert got.dtype == want.dtype and np.array_equal(got, want), name
+
+
+#: sha256 (first 16 hex digits) of the trees, importances and every prediction kernel's output below,
+#: per (training examples, fractional sample weights, max_bins), grown by kernel 2 before the growth
+#: loop passed the children's class weights down and the prediction kernels routed blocks of examples:
+#: on 3,000 examples nodes read histograms, bins and every sort method; a speed-up keeps these.
+LARGE_FINGERPRINTS = {
+    (200, False, 0): "74a82e9d7ed33e2b",
+    (200, True, 255): "9ed46aa09ca8b2de",
+    (3000, False, 0): "91386fc928801d56",
+    (3000, False, 255): "7e2cb4680df3c772",
+    (3000, False, 16): "7989faef4e635cd6",
+    (3000, True, 0): "e20fedb922bf67a9",
+    (3000, True, 255): "8db9462d9c399733",
+    (3000, True, 16): "97ba0ec6b8c8b590",
+}
+
+
+@pytest.mark.parametrize("n, weighted, max_bins", sorted(LARGE_FINGERPRINTS))
+def test_every_growth_and_prediction_path_keeps_its_fingerprint(n, weighted, max_bins):
+    import hashlib
+
+    X, y = make_classification(
+        n_samples=n + 500, n_features=12, n_informative=6, n_classes=3, flip_y=0.1, random_state=1
+    )
+    X = X.astype(np.float32)
+    X[:, 0] = np.round(X[:, 0] * 3)  # few distinct values: coded exactly
+    X[:, 1] = np.maximum(X[:, 1], 0)  # zeros: the nonzero-values path
+    X_train, y_train, held_out = np.ascontiguousarray(X[:n]), y[:n].astype(np.int64), np.arange(n, n + 500)
+    weights = np.random.default_rng(0).uniform(0.1, 2.0, n) if weighted else None
+    digest = hashlib.sha256()
+    # completely random, random forest, extremely randomised (3 candidates), best splits with min_leaf 5
+    for random_splits, max_features, bootstrap, min_leaf in [
+        (True, 1, False, 1),
+        (False, "sqrt", True, 1),
+        (True, "sqrt", False, 3),
+        (False, 4, True, 5),
+    ]:
+        params = FastForestParams(
+            random_splits, max_features, bootstrap, min_samples_leaf=min_leaf, max_bins=max_bins
+        )
+        forest = FastForest(params, 8, 3, 3).fit(X_train, y_train, sample_weight=weights)
+        importances = forest.tree_importances
+        for array in (
+            forest.roots, forest.feature, forest.threshold, forest.left, forest.right, forest.leaf_values,
+            importances.features, importances.values, importances.indptr,
+            forest.apply(X[n:]), forest.tree_leaves(np.ascontiguousarray(X), held_out).leaves,
+            forest.probabilities(X[n:]), forest.weighted_probabilities(X[n:], np.linspace(0.05, 0.2, 8)),
+        ):  # fmt: skip
+            digest.update(np.ascontiguousarray(array).tobytes())
+    assert digest.hexdigest()[:16] == LARGE_FINGERPRINTS[(n, weighted, max_bins)]

@@ -152,6 +152,7 @@ TreeArrays = namedtuple(
         "mark",
         "any_nonzero",
         "stack",
+        "stack_counts",
         "histogram",
         "bin_sizes",
     ],
@@ -277,6 +278,99 @@ def _partition(Xt, samples, start, end, feature, threshold):
             samples[s], samples[pos] = samples[pos], samples[s]
             pos += 1
     return pos
+
+
+@nb.njit(cache=True, nogil=True)
+def _partition_counting(Xt, y, weight, samples, start, end, feature, threshold, left, right, unit):
+    """:func:`_partition`, the same moves, also summing each side's class weights into left / right,
+    in the order of the node's examples: a child's class weights without a pass over the child.
+    ``unit``: every weight is 1 (no bootstrap, no sample weights), so none is read."""
+    for c in range(left.shape[0]):
+        left[c] = 0.0
+        right[c] = 0.0
+    pos = start
+    for s in range(start, end):
+        i = samples[s]  # the examples after s are not moved yet: the node's order is read
+        w = 1.0 if unit else weight[i]
+        if Xt[feature, i] <= threshold:
+            left[y[i]] += w
+            samples[s], samples[pos] = samples[pos], samples[s]
+            pos += 1
+        else:
+            right[y[i]] += w
+    return pos
+
+
+@nb.njit(cache=True, nogil=True)
+def _partition_node(Xt, y, weight, samples, start, end, feature, threshold, left, right, counting, unit):
+    """A split node's examples partitioned (the split position): with ``counting``, by
+    :func:`_partition_counting` (its children's class weights into left / right), else by
+    :func:`_partition`."""
+    if counting:
+        return _partition_counting(Xt, y, weight, samples, start, end, feature, threshold, left, right, unit)
+    return _partition(Xt, samples, start, end, feature, threshold)
+
+
+@nb.njit(cache=True, nogil=True)
+def _stack_children_counts(exact_sums, stack_counts, top, left, right):
+    """The class weights of the children about to be pushed at rows top (right) and top + 1 (left),
+    where they will be read (``exact_sums``: :func:`_growth_shortcuts`)."""
+    if not exact_sums:
+        return
+    for c in range(left.shape[0]):
+        stack_counts[top, c] = right[c]
+        stack_counts[top + 1, c] = left[c]
+
+
+@nb.njit(cache=True, nogil=True)
+def _node_counts(stacked, stack_counts, row, y, weight, samples, start, end, counts):
+    """counts: the node's class weights, as its parent's split stacked them at ``row`` (``stacked``),
+    else summed over its examples (:func:`_class_weights`)."""
+    if not stacked:
+        _class_weights(y, weight, samples, start, end, counts)
+        return
+    for c in range(counts.shape[0]):
+        counts[c] = stack_counts[row, c]
+
+
+@nb.njit(cache=True, nogil=True)
+def _growth_shortcuts(data, rules):
+    """(exact_sums, unit_weights, split_in_place): the shortcuts a tree's growth may take, each giving
+    the same trees.
+
+    ``exact_sums``: whole example weights (bootstrap counts or ones: no sample_weight) sum exactly in
+    any order, so a child takes the class weights its parent's split counted instead of a pass of its
+    own; fractional sample weights are summed over the child's own examples, as always.
+    ``unit_weights``: moreover every weight is 1 (no bootstrap), never read. ``split_in_place``: one
+    candidate per node (completely random trees): its first non-constant feature is the split, and
+    the pass that counts the threshold's sides partitions the node too (:func:`_random_split_in_place`).
+    """
+    exact_sums = data.sample_weight.shape[0] == 0
+    return exact_sums, exact_sums and not rules.bootstrap, rules.random_splits and rules.max_features == 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _mark_bounds(presorted, first_nonzero, n_codes):
+    """(min_scan, all_coded) for :func:`_needs_marks`: the shortest scan of a presorted order (past a
+    feature's zeros) and whether every feature is coded."""
+    d = n_codes.shape[0]
+    return presorted.shape[1] - (first_nonzero.max() if d > 0 else 0), d > 0 and n_codes.min() > 0
+
+
+@nb.njit(cache=True, nogil=True)
+def _needs_marks(n_node, histogram_min_node, all_coded, min_scan):
+    """Whether a best split's node marks its examples: only if some feature may filter the presorted
+    order there, not when every feature reads a histogram (a large node, every feature coded)."""
+    return (n_node < histogram_min_node or not all_coded) and _may_filter(n_node, min_scan)
+
+
+@nb.njit(cache=True, nogil=True)
+def _may_filter(n_node, min_scan):
+    """Whether :func:`_sort_method` can choose _FILTER for a node of n_node examples on a feature whose
+    scan is at least ``min_scan`` long: if not, no feature needs the node's membership marks."""
+    if min_scan <= _FILTER_FACTOR * n_node:
+        return True
+    return n_node > _INSERTION_SORT_MAX and _SORT_STEP_COST * n_node * np.log2(n_node) >= min_scan
 
 
 @nb.njit(cache=True, nogil=True)
@@ -567,6 +661,26 @@ def _random_threshold(Xt, y, weight, samples, start, end, feature, min_leaf, sta
 
 
 @nb.njit(cache=True, nogil=True)
+def _random_split_in_place(Xt, y, weight, samples, start, end, feature, min_leaf, state, left, right, unit):
+    """:func:`_random_threshold` with the node's examples partitioned at the threshold in the same pass
+    (:func:`_partition_counting`: the same moves, the same sums in the same order): for a tree that
+    draws one candidate feature (completely random), whose first non-constant feature is its split.
+    Returns (proxy, threshold, constant, split position); a constant feature draws and moves nothing.
+    ``unit``: every weight is 1 (:func:`_partition_counting`)."""
+    lo, hi = _value_range(Xt, samples, start, end, feature)
+    if hi <= lo + _FEATURE_THRESHOLD:
+        return -np.inf, 0.0, True, start
+    threshold = lo + _uniform(state) * (hi - lo)
+    if threshold >= hi:
+        threshold = lo
+    pos = _partition_counting(Xt, y, weight, samples, start, end, feature, threshold, left, right, unit)
+    n_left = pos - start
+    if n_left < min_leaf or (end - start) - n_left < min_leaf:
+        return -np.inf, threshold, False, pos
+    return _gini_proxy(left, right), threshold, False, pos
+
+
+@nb.njit(cache=True, nogil=True)
 def _gini_proxy(left, right):
     """sum_c L_c^2 / |L| + sum_c R_c^2 / |R|: larger means a larger Gini decrease."""
     square_left = 0.0
@@ -607,8 +721,9 @@ def _tree_arrays(data, rules, state):
     or ones), or its sample weight (:func:`_tree_sample_weights`); ``samples``: the examples of
     weight > 0, increasing, of which each node is a range. The rest is scratch reused by every
     node: the draw order of the features, class weights (node, left, right), a node's sorted values,
-    node-membership marks, the OR of a node's nonzero bits, and the depth-first
-    stack of nodes to grow, rows (start, end, depth, parent node, is left child).
+    node-membership marks, the OR of a node's nonzero bits, the depth-first
+    stack of nodes to grow, rows (start, end, depth, parent node, is left child), and beside it each
+    stacked node's class weights, as its parent's split counted them (:func:`_grow_tree`).
     """
     d, n = data.Xt.shape
     n_classes = rules.n_classes
@@ -629,6 +744,7 @@ def _tree_arrays(data, rules, state):
         np.zeros(n, dtype=np.int64),
         np.empty(data.nonzero_bits.shape[1], dtype=np.uint64),
         stack,
+        np.empty((n_distinct + 1, n_classes)),
         np.zeros((_MAX_CODES if data.codes.shape[0] > 0 else 0, n_classes)),
         np.zeros(_MAX_CODES if data.codes.shape[0] > 0 else 0, dtype=np.int64),
     )
@@ -758,19 +874,22 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
     _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node, share_pure = rules
     feature, threshold, children, leaf_values = _borrowed(forest)
     state, importance = _borrowed(state), _borrowed(importance)
+    exact_sums, unit_weights, split_in_place = _growth_shortcuts(data, rules)
     tree = _tree_arrays(data, rules, state)  # inlined: the compiler sees these arrays are new
     weight, samples, features, counts, left, right = _borrowed(tree[:6])  # class weights: node, sides
-    values, sorted_samples, mark, any_nonzero, stack, histogram, bin_sizes = _borrowed(tree[6:])
+    values, sorted_samples, mark, any_nonzero, stack, stack_counts, histogram, bin_sizes = _borrowed(tree[6:])
     d, root, top, stamp = Xt.shape[0], 0, 1, 0
+    min_scan, all_coded = _mark_bounds(presorted, first_nonzero, n_codes)  # see _needs_marks
     while top > 0:
         top, start, end, depth, parent, is_left = _pop(stack, top)
         n_node = end - start
-        _class_weights(y, weight, samples, start, end, counts)
+        _node_counts(exact_sums and parent >= 0, stack_counts, top, y, weight, samples, start, end, counts)
         stop = _stops_growing(counts, n_node, depth, max_depth, min_split, min_leaf)
-        if not stop and not random_splits:
+        if not stop and not random_splits and _needs_marks(n_node, histogram_min_node, all_coded, min_scan):
             stamp = _mark_node(mark, samples, start, end, stamp)
+        # pos: the split position, once the node's examples are partitioned at the best split
         best_proxy, best_feature, best_threshold, n_constant, visited = -np.inf, -1, 0.0, 0, 0
-        have_bits = False
+        have_bits, pos = False, -1
         while not stop and visited < d and (visited < max_features or visited <= n_constant):
             f, visited = _draw_feature(state, features, visited)
             if use_zero_bits and not have_bits and (not random_splits or n_constant >= _DRAWS_BEFORE_BITS):
@@ -779,28 +898,20 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
             if have_bits and _all_zero(any_nonzero, f):
                 n_constant += 1  # constant, known without a pass over the node
                 continue
-            if random_splits:
+            if split_in_place:
+                proxy, thr, constant, moved = _random_split_in_place(
+                    Xt, y, weight, samples, start, end, f, min_leaf, state, left, right, unit_weights
+                )
+                pos = pos if constant else moved
+            elif random_splits:
                 proxy, thr, constant = _random_threshold(
                     Xt, y, weight, samples, start, end, f, min_leaf, state, left, right
                 )
             elif n_node >= histogram_min_node and n_codes[f] > 0:
                 proxy, thr, constant = _histogram_threshold(
-                    codes[f],
-                    code_values[f],
-                    n_codes[f],
-                    binned[f],
-                    y,
-                    weight,
-                    samples,
-                    start,
-                    end,
-                    min_leaf,
-                    counts,
-                    histogram,
-                    bin_sizes,
-                    left,
-                    right,
-                )
+                    codes[f], code_values[f], n_codes[f], binned[f], y, weight, samples, start, end, min_leaf,
+                    counts, histogram, bin_sizes, left, right,
+                )  # fmt: skip
             else:
                 n_zero = _sorted_node_values(
                     Xt, samples, start, end, f, presorted, first_nonzero, mark, stamp, values, sorted_samples
@@ -818,7 +929,12 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
         else:
             code, n_nodes = n_nodes, n_nodes + 1
             feature[code], threshold[code] = best_feature, best_threshold
-            pos = _partition(Xt, samples, start, end, best_feature, best_threshold)
+            if pos < 0:  # else split_in_place partitioned the node and counted left / right already
+                pos = _partition_node(
+                    Xt, y, weight, samples, start, end, best_feature, best_threshold, left, right, exact_sums,
+                    unit_weights,
+                )  # fmt: skip
+            _stack_children_counts(exact_sums, stack_counts, top, left, right)
             top = _push(stack, top, pos, end, depth + 1, code, False)  # right first: the left grows first
             top = _push(stack, top, start, pos, depth + 1, code, True)
         root = code if parent < 0 else root
