@@ -58,6 +58,16 @@ class FoldRows:
         """Whether the copy exists now."""
         return self._copy is not None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Sent to another process (a task on a Dask worker, under ``joblib.parallel_config(backend=
+        "dask")``): the rows, without the copy or the lock; each process makes its own copy."""
+        return {"_X": self._X, "_rows": self._rows, "_users": self._users}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._X, self._rows, self._users = state["_X"], state["_rows"], state["_users"]
+        self._copy = None
+        self._lock = threading.Lock()
+
 
 def fit_and_hold_out(
     kind: str,
