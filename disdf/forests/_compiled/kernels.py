@@ -631,19 +631,31 @@ def _value_range(Xt, samples, start, end, feature):
 
 
 @nb.njit(cache=True, nogil=True)
-def _random_threshold(Xt, y, weight, samples, start, end, feature, min_leaf, state, left, right):
-    """A uniform threshold in [lo, hi) of the node's values of the feature (RandomSplitter):
-    (proxy, threshold, constant).
-
-    The proxy is :func:`_gini_proxy`, -inf if a side gets fewer than min_leaf examples. A feature
-    constant in the node (hi <= lo + _FEATURE_THRESHOLD) is skipped before any draw.
-    """
+def _uniform_threshold(Xt, samples, start, end, feature, state):
+    """(threshold, constant): a uniform threshold in [lo, hi) of the node's values of the feature
+    (RandomSplitter); a feature constant in the node (hi <= lo + _FEATURE_THRESHOLD) draws nothing."""
     lo, hi = _value_range(Xt, samples, start, end, feature)
     if hi <= lo + _FEATURE_THRESHOLD:
-        return -np.inf, 0.0, True
+        return 0.0, True
     threshold = lo + _uniform(state) * (hi - lo)
-    if threshold >= hi:
-        threshold = lo
+    return (lo if threshold >= hi else threshold), False
+
+
+@nb.njit(cache=True, nogil=True)
+def _sides_proxy(n_left, n_node, min_leaf, left, right):
+    """:func:`_gini_proxy` of the sides' class weights, -inf if a side has fewer than min_leaf examples."""
+    if n_left < min_leaf or n_node - n_left < min_leaf:
+        return -np.inf
+    return _gini_proxy(left, right)
+
+
+@nb.njit(cache=True, nogil=True)
+def _random_threshold(Xt, y, weight, samples, start, end, feature, min_leaf, state, left, right):
+    """A uniform threshold of the feature (:func:`_uniform_threshold`) and its sides' proxy
+    (:func:`_sides_proxy`): (proxy, threshold, constant)."""
+    threshold, constant = _uniform_threshold(Xt, samples, start, end, feature, state)
+    if constant:
+        return -np.inf, 0.0, True
     for c in range(left.shape[0]):
         left[c] = 0.0
         right[c] = 0.0
@@ -655,9 +667,7 @@ def _random_threshold(Xt, y, weight, samples, start, end, feature, min_leaf, sta
             n_left += 1
         else:
             right[y[i]] += weight[i]
-    if n_left < min_leaf or (end - start) - n_left < min_leaf:
-        return -np.inf, threshold, False
-    return _gini_proxy(left, right), threshold, False
+    return _sides_proxy(n_left, end - start, min_leaf, left, right), threshold, False
 
 
 @nb.njit(cache=True, nogil=True)
@@ -667,17 +677,11 @@ def _random_split_in_place(Xt, y, weight, samples, start, end, feature, min_leaf
     draws one candidate feature (completely random), whose first non-constant feature is its split.
     Returns (proxy, threshold, constant, split position); a constant feature draws and moves nothing.
     ``unit``: every weight is 1 (:func:`_partition_counting`)."""
-    lo, hi = _value_range(Xt, samples, start, end, feature)
-    if hi <= lo + _FEATURE_THRESHOLD:
+    threshold, constant = _uniform_threshold(Xt, samples, start, end, feature, state)
+    if constant:
         return -np.inf, 0.0, True, start
-    threshold = lo + _uniform(state) * (hi - lo)
-    if threshold >= hi:
-        threshold = lo
     pos = _partition_counting(Xt, y, weight, samples, start, end, feature, threshold, left, right, unit)
-    n_left = pos - start
-    if n_left < min_leaf or (end - start) - n_left < min_leaf:
-        return -np.inf, threshold, False, pos
-    return _gini_proxy(left, right), threshold, False, pos
+    return _sides_proxy(pos - start, end - start, min_leaf, left, right), threshold, False, pos
 
 
 @nb.njit(cache=True, nogil=True)
