@@ -159,6 +159,13 @@ class ForestSpecs(Constraint):
         parse_forest_specs(params[name], params[self.engine])
 
 
+def split_binning(tree_params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the binned engine's :data:`BINNING_PARAMS`, their defaults where absent; the other tree
+    parameters)."""
+    binning = {**BINNING_PARAMS, **{k: v for k, v in tree_params.items() if k in BINNING_PARAMS}}
+    return binning, {k: v for k, v in tree_params.items() if k not in BINNING_PARAMS}
+
+
 def make_forest(
     kind: str,
     params: Mapping[str, Any],
@@ -170,7 +177,7 @@ def make_forest(
     """An unfitted single-threaded scikit-learn forest for one fold model (``tree_params`` without the
     binned engine's :data:`BINNING_PARAMS`)."""
     cls, defaults = FOREST_KINDS[kind]
-    tree_params = {key: value for key, value in tree_params.items() if key not in BINNING_PARAMS}
+    _, tree_params = split_binning(tree_params)
     kwargs = {**defaults, **tree_params, **params}
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
 
@@ -179,8 +186,7 @@ def _fast_params(
     kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any], engine: str
 ) -> FastForestParams:
     defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
-    binning = {**BINNING_PARAMS, **{k: v for k, v in tree_params.items() if k in BINNING_PARAMS}}
-    tree_params = {key: value for key, value in tree_params.items() if key not in BINNING_PARAMS}
+    binning, tree_params = split_binning(tree_params)
     binned = COMPILED_ENGINES[engine] > 0
     return FastForestParams.from_sklearn(
         kind in RANDOM_SPLIT_KINDS,
