@@ -136,11 +136,12 @@ def band_width(Ns: Iterable[float]) -> float:
 
 
 def near_sources(cells: pd.DataFrame) -> set[str]:
-    """Ours and the mechanisms (not OWN_SCALE) whose every cell lies within :data:`NEAR` of ours."""
+    """Ours and the mechanisms of ``cells`` (the full-scale row's, without OWN_SCALE) whose every cell
+    lies within :data:`NEAR` of ours."""
     ours = cells[cells["source"] == OURS].set_index(["N", "method"])["mean"]
     near = {OURS}
     for source, line in cells.groupby("source"):
-        if source in (PAPER, OURS) or source in OWN_SCALE:
+        if source in (PAPER, OURS):
             continue
         gap = (line.set_index(["N", "method"])["mean"] - ours).abs().dropna()
         if not gap.empty and gap.max() <= NEAR:

@@ -177,25 +177,23 @@ REGIMES = (
 )
 
 
-def complete_tables(records: pd.DataFrame, regime: Regime) -> pd.DataFrame:
-    """5 x 2-fold CV's records of the tables whose ten folds every method completed (a run in progress
-    leaves others); a holdout regime's records as they are (its tests use complete repetitions)."""
+def complete_tables(records: pd.DataFrame, regime: Regime) -> pd.DataFrame | None:
+    """A regime's records to report, or None while it runs (no interim look: reported when every table
+    is done). 5 x 2-fold CV: the records of the tables whose ten folds every method completed, once
+    all 43 tables are; a holdout regime's records as they are (its tests use complete repetitions)."""
     if regime.scheme != "5x2cv":
         return records
     folds = complete_repetitions(records).groupby(level="dataset").size()
-    return records[records["dataset"].isin(folds[folds == 10].index)]
+    complete = records[records["dataset"].isin(folds[folds == 10].index)]
+    return complete if complete["dataset"].nunique() == len(KEEL_TABLES) else None
 
 
 def regime_lines(
     regime: Regime, records: pd.DataFrame, traits: pd.DataFrame
 ) -> tuple[list[str], list[str], dict]:
     """A regime's lines in REPORT.md (contrasts, Friedman's test, the ranks figure), in APPENDIX.md (mean
-    ranks, trait correlations, per-table differences) and its figures."""
-    complete = complete_tables(records, regime)
-    expected = records["dataset"].nunique() if regime.scheme != "5x2cv" else len(KEEL_TABLES)
-    if complete["dataset"].nunique() < expected:  # no interim look: reported when every table is done
-        return [], [], {}
-    records = complete
+    ranks, trait correlations, per-table differences) and its figures, from its complete records
+    (:func:`complete_tables`)."""
     accuracies = dataset_accuracies(records)
     repetitions = records.groupby("dataset")["repetition"].nunique()
     result = ranking(accuracies)
@@ -293,14 +291,16 @@ def benchmark_section(
     detail = [f"## {DETAIL_TITLE}", ""]
     figures: dict = {}
     reported: set[str] = set()
-    for name, (regime, records) in regimes.items():
+    for name, (regime, all_records) in regimes.items():
+        records = complete_tables(all_records, regime)
+        if records is None:
+            continue
+        reported.add(name)
         more, behind, drawn = regime_lines(regime, records, traits)
-        if more:
-            reported.add(name)
         main += more
         detail += behind
         figures |= drawn
-        found = df21_lines(complete_tables(records, regime), df21[name]) if more and name in df21 else None
+        found = df21_lines(records, df21[name]) if name in df21 else None
         if found is not None:
             reported.add(f"df21 {name}")
             main += found[0]
