@@ -23,8 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import platform
-import resource
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -39,6 +37,7 @@ from scipy import stats
 
 import disdf
 from disdf._utils.atomic_files import replaced_atomically
+from disdf._utils.progress import peak_memory_gib
 from disdf.datasets._loaders import MNIST_SHAPES, mnist_files, read_idx
 from experiments.analysis.statistics import mcnemar_exact
 from experiments.paths import ROOT
@@ -60,12 +59,6 @@ HISTORY_NAME = "mnist_full_history.csv"
 COMMITTED_EXPERIMENT = "mnist_full"
 #: Where any other run (a slice, a smoke run) writes unless its command chose a folder.
 OTHER_RUNS_DIR = "build/mnist_full"
-
-
-def peak_memory_gb() -> float:
-    """Peak resident memory of this process so far, in GiB (ru_maxrss: KiB on Linux, bytes on macOS)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (2**30 if sys.platform == "darwin" else 2**20)
 
 
 def check_settings(cfg: DictConfig) -> None:
@@ -188,11 +181,11 @@ def fit_and_score(method: str, specs: dict, settings: dict, n_jobs: int, data_di
     estimator = make_estimator(unit, specs, settings["seed"]).set_params(n_jobs=n_jobs, verbose=1)
     if settings["keep_fitted_levels"] == "disk":
         estimator.set_params(keep_fitted_levels="disk", fitted_levels_dir=Path(levels_dir, method))
-    memory_before_fit = peak_memory_gb()
+    memory_before_fit = peak_memory_gib()
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     fit_seconds = time.perf_counter() - start
-    peak_after_fit = peak_memory_gb()
+    peak_after_fit = peak_memory_gib()
     start = time.perf_counter()
     predictions = estimator.predict(X_test)
     predict_seconds = time.perf_counter() - start
@@ -212,7 +205,7 @@ def fit_and_score(method: str, specs: dict, settings: dict, n_jobs: int, data_di
         else 0.0,
         "memory_before_fit_gb": memory_before_fit,
         "peak_memory_fit_gb": peak_after_fit,
-        "peak_memory_gb": peak_memory_gb(),
+        "peak_memory_gb": peak_memory_gib(),
         "predictions": predictions,
         "y_test": y_test,
     }

@@ -114,10 +114,11 @@ import disdf.cascade._weight_fitting as weight_fitting_module
 import disdf.forests._compiled.forest as forest_module
 import disdf.forests._compiled.kernels as kernels_module
 from disdf import CascadeForestClassifier
+from disdf._utils.progress import peak_memory_gib
 from disdf.cascade._forest_fit import ForestFit
 from disdf.cascade._weight_fitting import CrossFitPart, FoldProblem
 from disdf.forests._compiled import FastForest
-from scripts.bench.bench_scale import PROBLEMS, make_method, peak_gib, problem_data, warm_up
+from scripts.bench.bench_scale import PROBLEMS, make_method, problem_data, warm_up
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 METHODS = ("gcforest", "disdf")
@@ -349,7 +350,7 @@ def profiled_fit(estimator: CascadeForestClassifier, X: np.ndarray, y: np.ndarra
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     after = kernel_specializations()
     loaded = sorted(name.rsplit(".", 1)[1] for name, count in after.items() if count > before.get(name, 0))
-    return ProfiledFit(estimator, profile, wall, cpu, rss, peak_gib(), loaded)
+    return ProfiledFit(estimator, profile, wall, cpu, rss, peak_memory_gib(), loaded)
 
 
 def fit_rows(fit: ProfiledFit, key: dict[str, Any], accuracy: float) -> list[dict[str, Any]]:

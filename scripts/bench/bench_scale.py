@@ -40,7 +40,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 
 import argparse
 import json
-import resource
 import subprocess
 import tempfile
 import time
@@ -51,6 +50,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from disdf._utils.progress import peak_memory_gib
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 PROBLEMS = {
@@ -101,10 +101,6 @@ def make_method(method: str, n_jobs: int, sklearn_trees: int):
     return make_estimator(unit, specs, cfg.full_mnist.seed).set_params(n_jobs=n_jobs)
 
 
-def peak_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**30 if sys.platform == "darwin" else 2**20)
-
-
 def warm_up(estimator, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray) -> None:
     """A clone of ``estimator`` fitted on WARM_UP_PER_CLASS examples per class and applied to as many
     test rows. Compiled code is compiled (or read from numba's cache) on first use: this small fit
@@ -120,15 +116,15 @@ def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees
     X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
     estimator = make_method(method, n_jobs, sklearn_trees)
     warm_up(estimator, X_train, y_train, X_test)
-    before = peak_gib()
+    before = peak_memory_gib()
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     fit_seconds = time.perf_counter() - start
-    peak_fit = peak_gib()
+    peak_fit = peak_memory_gib()
     accuracy = float(np.mean(estimator.predict(X_test) == y_test))
     return {
         "fit_seconds": fit_seconds,
-        "peak_memory_gib": peak_gib(),
+        "peak_memory_gib": peak_memory_gib(),
         "peak_memory_fit_gib": peak_fit,
         "memory_before_fit_gib": before,
         "n_levels": getattr(estimator, "n_levels_", 1),
