@@ -69,8 +69,8 @@ def section_markdown(profile: pd.DataFrame) -> str:
         "Each cascade fitted once in a fresh process, after a small warm-up fit, with timers around the "
         f"library's functions that carry each part (`make bench-profile` → `{PROFILE_CSV}`, "
         "scripts/bench/bench_fit_profile.py says which function each part wraps). A part's seconds are "
-        "exclusive (a timed call inside another is charged once) and summed over the 2 threads, so they "
-        "add up to at most twice the wall time; growing trees includes the presorting and binning done "
+        "exclusive (a timed call inside another is charged once) and summed over the threads, so they add "
+        "up to at most the jobs times the wall time; growing trees includes the presorting and binning done "
         "inside the compiled call. A column per commit measured: a change to the engine is shown "
         "beside the fit before it.",
         "",
