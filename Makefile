@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-profile soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -111,6 +111,12 @@ SCALE_FLAGS ?=
 bench-scale: install
 	$(BIN)/python scripts/bench/bench_scale.py --record --budget-minutes $(SCALE_BUDGET) \
 		--max-run-minutes $(SCALE_RUN_MINUTES) --df21-python $(DF21_VENV)/bin/python $(SCALE_FLAGS)
+
+# One 300,000-row HIGGS-shaped gcForest fit in local threads, then on a 2-worker Dask LocalCluster:
+# times, memory, and whether the cluster's fit is the local one (results/bench/dask_fit.csv; two fits of
+# about 14 min each).
+bench-dask: install
+	$(BIN)/python scripts/bench/bench_dask_fit.py --n-train 300000 --record
 
 # Where bench-scale's 300,000-row HIGGS-shaped fits spend their time and memory, by part (growing trees,
 # feature-major copies, held-out leaf rows, class vectors, DisDF's weight problems and solves...): each

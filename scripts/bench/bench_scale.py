@@ -27,7 +27,9 @@ growth (the slope of its last two sizes, or ``--assumed-slope`` after one); the 
 with ``status`` saying why. ``--resume`` keeps the sizes the output file measured already (its ``ok``
 rows, as written) and runs the rest, so an interrupted benchmark goes on where it stopped; skipped sizes
 are tried again, and the rows of curves and sizes not asked for this time stay as they are (a row taken
-out of the file is measured again). ``scale_slopes.csv``: per curve, the slopes of log time and log
+out of the file is measured again). ``--keep-fitted-levels disk`` fits the cascades with their levels on
+disk (the same trees; one level's in memory: column ``keep_fitted_levels``), as a fit that would
+not fit in memory must. ``scale_slopes.csv``: per curve, the slopes of log time and log
 memory against log n (``numpy.polyfit``) and where the curve stops and why.
 """
 
@@ -40,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 
 import argparse
 import json
+import shutil
 import subprocess
 import tempfile
 import time
@@ -65,6 +68,9 @@ DF21_PYTHON = ROOT / "build" / "df21-venv" / "bin" / "python"
 DF21_SCRIPT = Path(__file__).resolve().with_name("bench_df21.py")
 DF21_MISSING = "DF21 venv not found: make bench-df21 creates it"
 ARRAYS = ("X_train", "y_train", "X_test", "y_test")
+#: Under which ``--keep-fitted-levels disk`` writes a fit's levels (removed after the fit): a 10^6-row
+#: gcForest writes about 5 GB per level, more than a small /tmp holds.
+DISK_LEVELS = ROOT / "build" / "scale_levels"
 #: Examples per class of the warm-up fit before the timed one (fit_once).
 WARM_UP_PER_CLASS = 30
 
@@ -85,7 +91,7 @@ def problem_data(problem: str, n_train: int, data_dir: str | None) -> tuple[np.n
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
-def make_method(method: str, n_jobs: int, sklearn_trees: int):
+def make_method(method: str, n_jobs: int, sklearn_trees: int, keep_fitted_levels: str = "memory"):
     if method in ("random_forest", "extra_trees"):
         from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
@@ -98,7 +104,11 @@ def make_method(method: str, n_jobs: int, sklearn_trees: int):
     cfg = compose_config("experiment=mnist_full")
     specs = estimator_specs(cfg, [method])
     unit = Unit("scale", 0, cfg.full_mnist.n_trees, method, 0)
-    return make_estimator(unit, specs, cfg.full_mnist.seed).set_params(n_jobs=n_jobs)
+    estimator = make_estimator(unit, specs, cfg.full_mnist.seed).set_params(n_jobs=n_jobs)
+    if keep_fitted_levels == "disk":  # the same trees, one level's in memory (the folder: fit_once's)
+        DISK_LEVELS.mkdir(parents=True, exist_ok=True)
+        estimator.set_params(keep_fitted_levels="disk", fitted_levels_dir=tempfile.mkdtemp(dir=DISK_LEVELS))
+    return estimator
 
 
 def warm_up(estimator, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray) -> None:
@@ -111,10 +121,12 @@ def warm_up(estimator, X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndar
     clone(estimator).fit(X_train[warm], y_train[warm]).predict(X_test[:WARM_UP_PER_CLASS])
 
 
-def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees: int, data_dir) -> dict:
+def fit_once(
+    problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees: int, data_dir, keep_fitted_levels
+) -> dict:
     """One fit and prediction, in its own process: seconds, peak memory, levels, test accuracy."""
     X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
-    estimator = make_method(method, n_jobs, sklearn_trees)
+    estimator = make_method(method, n_jobs, sklearn_trees, keep_fitted_levels)
     warm_up(estimator, X_train, y_train, X_test)
     before = peak_memory_gib()
     start = time.perf_counter()
@@ -122,6 +134,8 @@ def fit_once(problem: str, n_train: int, method: str, n_jobs: int, sklearn_trees
     fit_seconds = time.perf_counter() - start
     peak_fit = peak_memory_gib()
     accuracy = float(np.mean(estimator.predict(X_test) == y_test))
+    if keep_fitted_levels == "disk":
+        shutil.rmtree(estimator.fitted_levels_dir, ignore_errors=True)
     return {
         "fit_seconds": fit_seconds,
         "peak_memory_gib": peak_memory_gib(),
@@ -206,6 +220,8 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
     problem, method, points = curve["problem"], curve["method"], curve["points"]
     row = {"problem": problem, "method": method, "n_train": n, "n_jobs": args.n_jobs}
     row["n_trees"] = args.sklearn_trees if method in ("random_forest", "extra_trees") else 100
+    cascade = method in ("gcforest", "disdf")
+    row["keep_fitted_levels"] = args.keep_fitted_levels if cascade else ""
     if method == "df21" and not curve["stopped"] and not Path(args.df21_python).is_file():
         curve["stopped"] = DF21_MISSING
     if curve["stopped"]:
@@ -220,7 +236,10 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
         if method == "df21":
             result = pool.submit(fit_df21, problem, n, args.n_jobs, args.data_dir, str(args.df21_python))
         else:
-            result = pool.submit(fit_once, problem, n, method, args.n_jobs, args.sklearn_trees, args.data_dir)
+            result = pool.submit(
+                fit_once, problem, n, method, args.n_jobs, args.sklearn_trees, args.data_dir,
+                args.keep_fitted_levels if cascade else "memory",
+            )  # fmt: skip
         measured = result.result()
     points.append((n, measured["fit_seconds"]))
     print(f"  {measured['fit_seconds']:.0f} s, {measured['peak_memory_gib']:.2f} GiB", flush=True)
@@ -244,6 +263,10 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None, help="MNIST's folder (default: DISDF_DATA_DIR)")
     parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record); slopes beside it")
     parser.add_argument("--resume", action="store_true", help="keep the sizes measured already")
+    parser.add_argument(
+        "--keep-fitted-levels", choices=("memory", "disk"), default="memory",
+        help="where the cascades keep their levels (disk: one level's trees in memory, the same trees)",
+    )  # fmt: skip
     add_record_flag(parser)
     args = parser.parse_args()
     output = bench_output(args, "scale", args.output)

@@ -135,3 +135,16 @@ def test_resume_measures_again_only_the_rows_taken_out_and_keeps_the_sizes_not_a
     assert (tmp_path / "scale.csv").read_text().splitlines()[1:3] == [lines[1], lines[3]]
     (curve,) = slopes.to_dict("records")
     assert curve["n_points"] == 3 and curve["n_max"] == 2000
+
+
+def test_disk_mode_fits_a_cascade_with_its_levels_on_disk_and_removes_them(monkeypatch, tmp_path):
+    before = set(bench_scale.DISK_LEVELS.iterdir()) if bench_scale.DISK_LEVELS.is_dir() else set()
+    output = tmp_path / "scale.csv"
+    argv = ["bench_scale.py", "--methods", "gcforest", "random_forest", "--problems", "higgs_like"]
+    argv += ["--higgs-sizes", "400", "--keep-fitted-levels", "disk", "--output", str(output)]
+    monkeypatch.setattr(sys, "argv", argv)
+    bench_scale.main()
+    rows = pd.read_csv(output, keep_default_na=False).set_index("method")
+    assert rows.loc["gcforest", "status"] == "ok" and rows.loc["gcforest", "keep_fitted_levels"] == "disk"
+    assert rows.loc["random_forest", "keep_fitted_levels"] == ""  # not a cascade: nothing kept
+    assert set(bench_scale.DISK_LEVELS.iterdir()) == before  # the fit's folder is gone

@@ -233,3 +233,14 @@ def test_the_section_states_the_alternated_comparison_and_its_verdict(tmp_path):
     text = "\n".join(protocol_blocks(tmp_path))
     assert "cand against base" in text and "non-inferiority p" in text and ": not worse." in text
     assert text.count("| candidate ") == 3 and text.count("| baseline ") == 3
+
+
+def test_each_comparison_file_is_its_own_block_naming_its_output(tmp_path):
+    bench = tmp_path / "bench"
+    _write(bench / "protocol_parts_ab.csv", _alternated_runs([1.0, 1.01, 0.99]).to_dict("records"))
+    _write(bench / "protocol_parts_ab_scale.csv", _alternated_runs([1.08, 1.10, 1.09]).to_dict("records"))
+    text = "\n".join(protocol_blocks(tmp_path))
+    assert text.count("non-inferiority p") == 2
+    assert ": not worse." in text and ": not shown to be not worse." in text
+    assert "--output results/bench/protocol_parts_ab_scale.csv`" in text
+    assert text.count("--output") == 1  # the default file's command names no output

@@ -7,8 +7,9 @@ Everything comes from files that commands write (none is typed in):
 * results/runs.jsonl: wall time of every complete headline run (`make reproduce`/`regenerate`);
 * results/bench/protocol_sample.csv (scripts/bench/bench_protocol.py): a sample of the protocol, end
   to end, per code version, and whether its records equal the headline's;
-* results/bench/protocol_parts_ab.csv (scripts/bench/bench_protocol_parts_ab.py): the protocol's
-  core-minutes of two commits, run in alternation, and the non-inferiority test on them;
+* results/bench/protocol_parts_ab*.csv (scripts/bench/bench_protocol_parts_ab.py): the protocol's
+  core-minutes of two commits, run in alternation, and the non-inferiority test on them (a file per
+  comparison);
 * results/bench/split_breakdown.csv (scripts/bench/bench_split_breakdown.py): one split's seconds by part;
 * results/bench/split_solves.csv (scripts/bench/bench_split_solves.py): one split's weight solves, old and
   new solver;
@@ -278,9 +279,10 @@ def protocol_blocks(results: Path) -> list[str]:
             "time with that part free and the rest as it is: a lower bound for speeding up the rest.",
             protocol_parts_table(parts),
         )
-    runs = _read(bench / "protocol_parts_ab.csv")
-    if runs is not None:
-        lines += _block(parts_ab_sentence(runs), parts_ab_table(runs))
+    for path in sorted(bench.glob("protocol_parts_ab*.csv")):  # one comparison per file
+        runs = _read(path)
+        if runs is not None:
+            lines += _block(parts_ab_sentence(runs, path.name), parts_ab_table(runs))
     return lines
 
 
@@ -316,15 +318,18 @@ def parts_ab_verdict(runs: pd.DataFrame, alpha: float = 0.05) -> dict:
     }
 
 
-def parts_ab_sentence(runs: pd.DataFrame) -> str:
+def parts_ab_sentence(runs: pd.DataFrame, file_name: str = "protocol_parts_ab.csv") -> str:
+    """The comparison's command, verdict and margin; ``file_name``: its file in results/bench/ (the
+    command names it unless it is the script's default)."""
     verdict = parts_ab_verdict(runs)
+    output = "" if file_name == "protocol_parts_ab.csv" else f" --output results/bench/{file_name}"
     commits = runs.groupby("version")["version_commit"].first()
     conclusion = "not worse." if verdict["not_worse"] else "not shown to be not worse."
     return (
         f"The protocol's core-minutes, {commits['candidate']} against {commits['baseline']}, each run by "
         "its own checkout's parts benchmark in alternation (`python scripts/bench/bench_protocol_parts_ab.py "
-        f"--baseline {commits['baseline']} --pairs {verdict['pairs']}`; AB BA ... so that a steady drift of "
-        f"the machine charges both alike; {runs['date'].iloc[0]}): candidate / baseline "
+        f"--baseline {commits['baseline']} --pairs {verdict['pairs']}{output}`; AB BA ... so that a steady "
+        f"drift of the machine charges both alike; {runs['date'].iloc[0]}): candidate / baseline "
         f"{verdict['ratio']:.3f}, 90 % CI [{verdict['ci_low']:.3f}, {verdict['ci_high']:.3f}] over "
         f"{verdict['pairs']} pairs; against the margin declared before measuring (+{verdict['margin']:.0%}), "
         f"non-inferiority p = {verdict['p']:.2g}: {conclusion}"
