@@ -108,3 +108,13 @@ def test_rows_of_several_runs_name_every_date_and_commit():
         == " on 2026-11-25, 2026-11-26, commits abc1234, 0123456: each row's in the CSV"
     )
     assert scale.measured_when(rows.drop(columns="date")) == ""
+
+
+def test_a_fit_with_its_levels_on_disk_says_so_in_its_cell(tmp_path):
+    on_disk = {**measured("higgs_like", "gcforest", 1_000_000, 2000.0, 6.0), "keep_fitted_levels": "disk"}
+    in_memory = {**measured("higgs_like", "gcforest", 300_000, 600.0, 5.0), "keep_fitted_levels": "memory"}
+    forest = {**measured("higgs_like", "random_forest", 300_000, 100.0, 0.6), "keep_fitted_levels": None}
+    write_bench(tmp_path, [in_memory, forest, on_disk])
+    cells = {row[0]: row[1:] for row in table_rows(scale.render(ReportContext(tmp_path, tmp_path)).markdown)}
+    assert cells["1,000,000"] == ["2,000 s / 6.00 GiB / 0.900 (levels on disk)", "—"]
+    assert cells["300,000"] == ["600 s / 5.00 GiB / 0.900", "100 s / 0.60 GiB / 0.900"]

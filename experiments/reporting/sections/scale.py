@@ -77,7 +77,9 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
         "10,000 test images; HIGGS-shaped: `make_classification` with 28 features and 2 classes, "
         "scored on 10,000 more rows. A curve goes up the sizes while its next fit, predicted from its "
         "own growth, fits in the time left of one fit's cap and the run's budget. A cell reads fit "
-        "seconds / peak GiB / test accuracy; — is a size not run (the slopes table says why).",
+        'seconds / peak GiB / test accuracy, and "levels on disk" where the cascade kept its levels on '
+        "disk (`--keep-fitted-levels disk`: the same trees, one level's in memory); — is a size not run "
+        "(the slopes table says why).",
         "",
         f"![Fit time and peak memory against n, log-log]({FIGURE})",
         "",
@@ -140,7 +142,8 @@ def _cell(cells: pd.DataFrame, n: int) -> str:
     if n not in cells.index or cells.loc[n, "status"] != "ok":
         return "—"
     row = cells.loc[n]
-    return f"{row['fit_seconds']:,.0f} s / {row['peak_memory_gib']:.2f} GiB / {row['test_accuracy']:.3f}"
+    cell = f"{row['fit_seconds']:,.0f} s / {row['peak_memory_gib']:.2f} GiB / {row['test_accuracy']:.3f}"
+    return cell + (" (levels on disk)" if row.get("keep_fitted_levels") == "disk" else "")
 
 
 def slopes_table(slopes: pd.DataFrame) -> pd.DataFrame:
