@@ -134,7 +134,7 @@ def fit_once(
     fit_seconds = time.perf_counter() - start
     peak_fit = peak_memory_gib()
     accuracy = float(np.mean(estimator.predict(X_test) == y_test))
-    if keep_fitted_levels == "disk":
+    if getattr(estimator, "keep_fitted_levels", "memory") == "disk":  # make_method's folder: scratch
         shutil.rmtree(estimator.fitted_levels_dir, ignore_errors=True)
     return {
         "fit_seconds": fit_seconds,
@@ -238,7 +238,7 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
         else:
             result = pool.submit(
                 fit_once, problem, n, method, args.n_jobs, args.sklearn_trees, args.data_dir,
-                args.keep_fitted_levels if cascade else "memory",
+                args.keep_fitted_levels,
             )  # fmt: skip
         measured = result.result()
     points.append((n, measured["fit_seconds"]))
