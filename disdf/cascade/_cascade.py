@@ -39,7 +39,7 @@ from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_score import level_accuracy
 from disdf.cascade._predictor import check_predictor_weights, fit_predictor, predictor_input
-from disdf.forests._specs import BINNING_PARAMS, parse_forest_specs
+from disdf.forests._specs import ENGINE_TREE_PARAMS, parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
 
 
@@ -104,6 +104,13 @@ class CascadeForestClassifier(
     bin_subsample : int or None, default=None
         ``engine="binned"`` only: the bin edges placed on this many (>= 256) of a fold model's
         examples, drawn from its seed (DF21's ``bin_subsample``); None: on all of them.
+    max_tree_samples : int or None, default=None
+        Compiled engines only, for large data: the most examples a tree draws from its fold
+        model's n. A random forest's tree bootstraps min(n, max_tree_samples) draws
+        (scikit-learn's ``max_samples``); a completely-random tree takes that many distinct
+        examples, drawn without replacement. On n <= max_tree_samples the trees are those of
+        None (all n, the paper's). A tree's cost grows with its examples; what the cap costs in
+        accuracy at 10^6 rows: results/PERFORMANCE.md.
     verbose : int, default=0
         Progress through the ``disdf`` logger: per level with 1 (its out-of-fold accuracy, time,
         elapsed time and peak memory), per forest too with 2. Without a logging configuration
@@ -224,6 +231,7 @@ class CascadeForestClassifier(
         class_weight: str | Mapping[Any, float] | None = None,
         n_bins: int = 255,
         bin_subsample: int | None = None,
+        max_tree_samples: int | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -246,6 +254,7 @@ class CascadeForestClassifier(
         self.class_weight = class_weight
         self.n_bins = n_bins
         self.bin_subsample = bin_subsample
+        self.max_tree_samples = max_tree_samples
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
@@ -333,7 +342,7 @@ class CascadeForestClassifier(
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
             "min_samples_leaf": self.min_samples_leaf,
-            **{name: getattr(self, name) for name in BINNING_PARAMS},  # engine="binned"'s
+            **{name: getattr(self, name) for name in ENGINE_TREE_PARAMS},  # the compiled engines'
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
 

@@ -8,7 +8,7 @@ from disdf._utils.parameters import Constraint, Float, Integer, NJobs, OneOf, Ra
 from disdf._utils.sample_weights import ClassWeight
 from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder
 from disdf.cascade._predictor import Predictor
-from disdf.forests._specs import ENGINES, BinningParameter, ForestSpecs
+from disdf.forests._specs import ENGINES, BinningParameter, ForestSpecs, TreeSampleCap
 
 #: How a level's input grows (see CascadeForestClassifier's ``augmentation``).
 AUGMENTATIONS = ("cumulative", "previous")
@@ -31,6 +31,7 @@ CASCADE_PARAMETERS: dict[str, Constraint] = {
     "engine": OneOf(ENGINES),
     "n_bins": BinningParameter(),
     "bin_subsample": BinningParameter(),
+    "max_tree_samples": TreeSampleCap(),
     "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
     "test_vectors": OneOf(TEST_VECTORS),
     "forests": ForestSpecs(),

@@ -223,6 +223,7 @@ class DisDFClassifier(CascadeForestClassifier):
         class_weight: str | Mapping[Any, float] | None = None,
         n_bins: int = 255,
         bin_subsample: int | None = None,
+        max_tree_samples: int | None = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -255,6 +256,7 @@ class DisDFClassifier(CascadeForestClassifier):
             class_weight=class_weight,
             n_bins=n_bins,
             bin_subsample=bin_subsample,
+            max_tree_samples=max_tree_samples,
         )
         self.lambda_ = lambda_
         self.tau = tau

@@ -33,6 +33,7 @@ LEVEL_ONE_PARAMS = (
     "engine",
     "n_bins",
     "bin_subsample",
+    "max_tree_samples",
     "random_state",
     "class_weight",  # the examples' weights grow level 1's trees
 )

@@ -19,7 +19,10 @@ bins of about equal counts (at most ``n_bins``; DF21's and LightGBM's approach),
 placed on all the forest's examples or on ``bin_subsample`` of them. On 256 examples or
 fewer (every forest of the paper's protocol), or features of fewer values, it grows the
 trees ``"fast"`` grows. ``n_bins`` and ``bin_subsample`` come with the tree parameters
-(:data:`BINNING_PARAMS`) and are the binned engine's only.
+(:data:`BINNING_PARAMS`) and are the binned engine's only. ``max_tree_samples``, the compiled
+engines' (:data:`SAMPLE_CAP_PARAMS`), caps the examples a tree draws for large data (a random
+forest's bootstrap draws min(n, max_tree_samples), a completely-random tree takes that many
+distinct examples); on n <= max_tree_samples the trees of no cap.
 """
 
 from __future__ import annotations
@@ -59,6 +62,10 @@ MAX_BINS = 255
 #: The tree parameters that are the binned engine's: its bins per feature, the examples its edges
 #: are placed on (None: all), with their defaults (today's bins).
 BINNING_PARAMS: dict[str, Any] = {"n_bins": MAX_BINS, "bin_subsample": None}
+#: The compiled engines' cap on a tree's examples, with its default (none: every tree on all n).
+SAMPLE_CAP_PARAMS: dict[str, Any] = {"max_tree_samples": None}
+#: The tree parameters scikit-learn's forests do not read: the binned engine's and the cap.
+ENGINE_TREE_PARAMS: dict[str, Any] = {**BINNING_PARAMS, **SAMPLE_CAP_PARAMS}
 #: The fewest examples ``bin_subsample`` may take: a forest bins only on more than 256 examples.
 MIN_BIN_SUBSAMPLE = 256
 #: The engines of disdf.forests._compiled, and their max_bins.
@@ -146,6 +153,25 @@ class BinningParameter(Constraint):
 
 
 @dataclass(frozen=True)
+class TreeSampleCap(Constraint):
+    """``max_tree_samples``: None or an int >= 1, read by the compiled engines only: a cap with
+    engine="sklearn" is refused (its completely-random forests cannot subsample without bootstrap)."""
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return ("engine",)
+
+    def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:
+        value = params[name]
+        Integer(1, none=True).check(owner, name, value)
+        if value is not None and params["engine"] not in COMPILED_ENGINES:
+            raise InvalidParameterError(
+                f"{owner}: {name} is read only by the compiled engines; got {name}={value!r} with "
+                f"engine={params['engine']!r} (leave it None, or use engine='fast' or 'binned')"
+            )
+
+
+@dataclass(frozen=True)
 class ForestSpecs(Constraint):
     """A level's forests (:func:`parse_forest_specs`), for the engine named by the parameter ``engine``."""
 
@@ -159,11 +185,12 @@ class ForestSpecs(Constraint):
         parse_forest_specs(params[name], params[self.engine])
 
 
-def split_binning(tree_params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the binned engine's :data:`BINNING_PARAMS`, their defaults where absent; the other tree
-    parameters)."""
-    binning = {**BINNING_PARAMS, **{k: v for k, v in tree_params.items() if k in BINNING_PARAMS}}
-    return binning, {k: v for k, v in tree_params.items() if k not in BINNING_PARAMS}
+def split_engine_params(tree_params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the compiled engines' :data:`ENGINE_TREE_PARAMS`, their defaults where absent; the tree
+    parameters scikit-learn's forests read too)."""
+    given = {k: v for k, v in tree_params.items() if k in ENGINE_TREE_PARAMS}
+    others = {k: v for k, v in tree_params.items() if k not in ENGINE_TREE_PARAMS}
+    return {**ENGINE_TREE_PARAMS, **given}, others
 
 
 def make_forest(
@@ -175,9 +202,9 @@ def make_forest(
     tree_params: Mapping[str, Any],
 ) -> ClassifierMixin:
     """An unfitted single-threaded scikit-learn forest for one fold model (``tree_params`` without the
-    binned engine's :data:`BINNING_PARAMS`)."""
+    compiled engines' :data:`ENGINE_TREE_PARAMS`)."""
     cls, defaults = FOREST_KINDS[kind]
-    _, tree_params = split_binning(tree_params)
+    _, tree_params = split_engine_params(tree_params)
     kwargs = {**defaults, **tree_params, **params}
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
 
@@ -186,13 +213,14 @@ def _fast_params(
     kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any], engine: str
 ) -> FastForestParams:
     defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
-    binning, tree_params = split_binning(tree_params)
+    engine_params, tree_params = split_engine_params(tree_params)
     binned = COMPILED_ENGINES[engine] > 0
     return FastForestParams.from_sklearn(
         kind in RANDOM_SPLIT_KINDS,
         {**defaults, **tree_params, **params},
-        binning["n_bins"] if binned else 0,
-        binning["bin_subsample"] if binned else None,
+        engine_params["n_bins"] if binned else 0,
+        engine_params["bin_subsample"] if binned else None,
+        engine_params["max_tree_samples"],
     )
 
 
@@ -220,8 +248,8 @@ def fit_fold_model(
     grows on, made by :func:`~disdf.forests._compiled.forest.feature_major` (shared by the fold's forests).
     ``sample_weight``: one weight per example of X (its ``rows`` are read), in every tree's split
     criterion and leaf values on either engine; None is no weights (each engine's trees of old).
-    ``tree_params``: max_depth, min_samples_split, min_samples_leaf and, for ``engine="binned"``,
-    :data:`BINNING_PARAMS` (absent: their defaults; other engines ignore them).
+    ``tree_params``: max_depth, min_samples_split, min_samples_leaf and the compiled engines'
+    :data:`ENGINE_TREE_PARAMS` (absent: their defaults; the binning read by ``engine="binned"`` only).
     """
     if engine in COMPILED_ENGINES:
         forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)

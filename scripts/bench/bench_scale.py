@@ -6,7 +6,9 @@
 training images (scored on the 10,000 test images) and a synthetic problem shaped like HIGGS
 (``make_classification``: 28 features, two classes, 10 informative and 8 redundant ones, 10 % of the
 labels flipped; scored on 10,000 more rows). Methods: the cascades with the full-MNIST experiment's
-settings (``experiment=mnist_full``: engine "binned", the pair-sampling solver, T = 100),
+settings (``experiment=mnist_full``: engine "binned", the pair-sampling solver, T = 100; asked by
+name, ``gcforest_capped`` and ``disdf_capped``: the same with ``max_tree_samples`` =
+:data:`TREE_SAMPLE_CAP`),
 scikit-learn's RandomForest and ExtraTrees of ``--sklearn-trees`` trees, and DF21 (the ``deep-forest``
 library) in its native mode (scripts/bench/bench_df21.py: its own layers and binned trees, 4 forests
 of 100 trees per layer), all with ``--n-jobs``.
@@ -61,6 +63,12 @@ PROBLEMS = {
     "higgs_like": (10_000, 30_000, 100_000, 300_000, 1_000_000),
 }
 METHODS = ("gcforest", "disdf", "random_forest", "extra_trees", "df21")
+#: The most examples a tree of the capped cascades draws (max_tree_samples), fixed before any capped
+#: fit: the training fold of a 300,000-row fit (2 of its 3 folds), so that up to 300,000 rows their
+#: trees are the uncapped ones and what the cap costs shows only above.
+TREE_SAMPLE_CAP = 200_000
+#: The cascades with their trees capped at TREE_SAMPLE_CAP examples (asked by name, not run by default).
+CAPPED_METHODS = {"gcforest_capped": "gcforest", "disdf_capped": "disdf"}
 N_TEST = 10_000
 ROOT = Path(__file__).resolve().parents[2]
 #: The python of the venv ``make bench-df21`` creates (the Makefile's DF21_VENV), and the script it runs.
@@ -92,6 +100,9 @@ def problem_data(problem: str, n_train: int, data_dir: str | None) -> tuple[np.n
 
 
 def make_method(method: str, n_jobs: int, sklearn_trees: int, keep_fitted_levels: str = "memory"):
+    if method in CAPPED_METHODS:
+        estimator = make_method(CAPPED_METHODS[method], n_jobs, sklearn_trees, keep_fitted_levels)
+        return estimator.set_params(max_tree_samples=TREE_SAMPLE_CAP)
     if method in ("random_forest", "extra_trees"):
         from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
@@ -220,7 +231,7 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
     problem, method, points = curve["problem"], curve["method"], curve["points"]
     row = {"problem": problem, "method": method, "n_train": n, "n_jobs": args.n_jobs}
     row["n_trees"] = args.sklearn_trees if method in ("random_forest", "extra_trees") else 100
-    cascade = method in ("gcforest", "disdf")
+    cascade = CAPPED_METHODS.get(method, method) in ("gcforest", "disdf")
     row["keep_fitted_levels"] = args.keep_fitted_levels if cascade else ""
     if method == "df21" and not curve["stopped"] and not Path(args.df21_python).is_file():
         curve["stopped"] = DF21_MISSING
@@ -249,7 +260,7 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=[*METHODS, *CAPPED_METHODS])
     parser.add_argument("--mnist-sizes", nargs="+", type=int, default=list(PROBLEMS["mnist"]))
     parser.add_argument("--higgs-sizes", nargs="+", type=int, default=list(PROBLEMS["higgs_like"]))
     parser.add_argument("--n-jobs", type=int, default=2)

@@ -61,6 +61,8 @@ PARAM_CASES = [
         "Unknown forest spec 'gradient_boosting' at forests\\[1\\]",
     ),
     ({"forests": []}, "forests"),
+    ({"max_tree_samples": 0}, r"max_tree_samples must be an int in \[1, inf\] or None; got 0"),
+    ({"max_tree_samples": 100, "engine": "sklearn"}, "max_tree_samples is read only by the compiled engines"),
     ({"forests": [{"kind": "random_forest", "n_estimators": 5}]}, "n_estimators"),
     ({"lambda_": -0.1}, "lambda_"),
     ({"tau": 0.0}, "tau"),

@@ -103,7 +103,7 @@ def test_a_weighted_bootstrap_draws_in_proportion_to_the_weights_and_never_a_wei
     counts = np.zeros(len(weights))
     for tree in range(3000):
         drawn = kernels._tree_sample_weights(
-            kernels.tree_stream(11, tree), weights, cumulative, len(weights), True
+            kernels.tree_stream(11, tree), weights, cumulative, len(weights), True, len(weights)
         )
         assert drawn.sum() == len(weights)  # n draws, each a whole count
         counts += drawn
@@ -117,7 +117,8 @@ def test_without_weights_the_kernels_draw_the_bootstrap_of_old():
     """An empty weight array is the unweighted path: the same counts as bootstrap_counts (the stream
     every committed forest was grown from)."""
     for tree in range(5):
-        drawn = kernels._tree_sample_weights(kernels.tree_stream(4, tree), np.empty(0), np.empty(0), 30, True)
+        stream = kernels.tree_stream(4, tree)
+        drawn = kernels._tree_sample_weights(stream, np.empty(0), np.empty(0), 30, True, 30)
         np.testing.assert_array_equal(drawn, kernels.bootstrap_counts(4, tree, 30))
 
 

@@ -148,3 +148,24 @@ def test_disk_mode_fits_a_cascade_with_its_levels_on_disk_and_removes_them(monke
     assert rows.loc["gcforest", "status"] == "ok" and rows.loc["gcforest", "keep_fitted_levels"] == "disk"
     assert rows.loc["random_forest", "keep_fitted_levels"] == ""  # not a cascade: nothing kept
     assert set(bench_scale.DISK_LEVELS.iterdir()) == before  # the fit's folder is gone
+
+
+def test_a_capped_cascade_is_the_cascade_with_its_trees_capped():
+    for capped, method in bench_scale.CAPPED_METHODS.items():
+        estimator = bench_scale.make_method(capped, 2, 100)
+        reference = bench_scale.make_method(method, 2, 100).get_params()
+        assert estimator.get_params() == {**reference, "max_tree_samples": bench_scale.TREE_SAMPLE_CAP}
+        assert reference["max_tree_samples"] is None
+
+
+def test_a_capped_curve_below_its_cap_is_the_uncapped_curve(monkeypatch, tmp_path):
+    output = tmp_path / "scale.csv"
+    argv = ["bench_scale.py", "--methods", "gcforest", "gcforest_capped", "--problems", "higgs_like"]
+    argv += ["--higgs-sizes", "300", "--output", str(output)]
+    monkeypatch.setattr(sys, "argv", argv)
+    bench_scale.main()  # each fit in its own process: the cap is TREE_SAMPLE_CAP, above the 200-row folds
+    rows = pd.read_csv(output).set_index("method")
+    assert (rows["status"] == "ok").all() and rows.loc["gcforest_capped", "keep_fitted_levels"] == "memory"
+    for measure in ("test_accuracy", "n_levels"):  # the same trees: the same accuracy and depth
+        assert rows.loc["gcforest_capped", measure] == rows.loc["gcforest", measure]
+    assert set(pd.read_csv(tmp_path / "scale_slopes.csv")["method"]) == {"gcforest", "gcforest_capped"}

@@ -72,10 +72,18 @@ class FastForestParams:
     #: With max_bins > 0: the bin edges placed on this many of the forest's examples, drawn from its
     #: seed (None: on all of them).
     bin_subsample: int | None = None
+    #: The most examples a tree draws (a bootstrap of min(n, it) draws, or that many distinct
+    #: examples without bootstrap); None: all n, the trees of old.
+    max_tree_samples: int | None = None
 
     @classmethod
     def from_sklearn(
-        cls, random_splits: bool, params: dict[str, Any], max_bins: int = 0, bin_subsample: int | None = None
+        cls,
+        random_splits: bool,
+        params: dict[str, Any],
+        max_bins: int = 0,
+        bin_subsample: int | None = None,
+        max_tree_samples: int | None = None,
     ) -> FastForestParams:
         """Map scikit-learn forest parameters; refuse any the fast engine does not implement."""
         unknown = sorted(set(params) - set(SUPPORTED_PARAMS))
@@ -102,6 +110,7 @@ class FastForestParams:
             min_samples_leaf=int(params.get("min_samples_leaf", 1)),
             max_bins=max_bins,
             bin_subsample=bin_subsample,
+            max_tree_samples=max_tree_samples,
         )
 
 
@@ -164,6 +173,7 @@ class FastForest:
             p.max_bins,
             _bin_sample(p, n_rows, self.seed),
             True,  # pure leaves share rows: what a fitted forest keeps
+            0 if p.max_tree_samples is None else p.max_tree_samples,
         )
         del Xt
         self.n_features_in_ = X.shape[1]

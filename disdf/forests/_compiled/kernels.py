@@ -43,6 +43,11 @@ bootstrap; a bootstrap draws n, not sum(weights), examples). ``min_samples_split
 ``min_samples_leaf`` count distinct examples, as scikit-learn does. No weights (an empty
 ``sample_weight``) is the code path of old: the same random stream, the same trees.
 
+``max_samples > 0`` caps a tree's sample for large data: a bootstrapped tree draws
+min(n, max_samples) examples (scikit-learn's ``max_samples``), any other tree takes that many
+distinct examples, drawn without replacement. On n <= max_samples it draws nothing more: the
+trees of no cap.
+
 A best split orders the node's values of a feature (insertion sort, a filter of
 the forest's presorted order, or a sort), or, on a large node and a feature of
 at most 256 distinct values (pixels), reads a histogram of the node's class
@@ -135,6 +140,7 @@ GrowthRules = namedtuple(
         "min_leaf",
         "histogram_min_node",
         "share_pure",
+        "max_samples",
     ],
 )
 ForestArrays = namedtuple("ForestArrays", ["feature", "threshold", "children", "leaf_values"])
@@ -223,35 +229,65 @@ def tree_stream(seed: int, tree: int) -> np.ndarray:
 
 
 @nb.njit(cache=True, nogil=True)
-def _example_weights(state, n, bootstrap):
-    """How often each example is in the tree's sample: a bootstrap of size n, or once each."""
+def _example_weights(state, n, bootstrap, n_draws):
+    """How often each example is in the tree's sample: a bootstrap of ``n_draws`` draws, or once each
+    of ``n_draws`` distinct examples (all n when ``n_draws == n``: no draw, the stream of old)."""
     weight = np.zeros(n)
     if bootstrap:
-        for _ in range(n):
+        for _ in range(n_draws):
             weight[_randint(state, n)] += 1.0
+    elif n_draws < n:
+        _subsample(state, n, n_draws, weight)
     else:
         weight[:] = 1.0
     return weight
 
 
 @nb.njit(cache=True, nogil=True)
-def bootstrap_counts(seed, tree, n):
-    """The bootstrap counts tree ``tree`` of a bootstrapped forest seeded ``seed`` trains on."""
-    return _example_weights(tree_stream(seed, tree), n, True)
+def _subsample(state, n, n_draws, weight):
+    """A weight of 1 on ``n_draws`` of the n examples drawn without replacement (the first n_draws
+    steps of a Fisher-Yates shuffle)."""
+    order = np.arange(n)
+    for k in range(n_draws):
+        j = k + _randint(state, n - k)
+        order[k], order[j] = order[j], order[k]
+        weight[order[k]] = 1.0
 
 
 @nb.njit(cache=True, nogil=True)
-def _tree_sample_weights(state, sample_weight, cumulative_weight, n, bootstrap):
+def bootstrap_counts(seed, tree, n):
+    """The bootstrap counts tree ``tree`` of a bootstrapped forest seeded ``seed`` trains on."""
+    return _example_weights(tree_stream(seed, tree), n, True, n)
+
+
+@nb.njit(cache=True, nogil=True)
+def tree_sample_counts(seed, tree, n, bootstrap, max_samples):
+    """How often each of n unweighted examples is in tree ``tree``'s sample (``max_samples``: as
+    :func:`grow_forest` reads it)."""
+    return _example_weights(tree_stream(seed, tree), n, bootstrap, _n_draws(n, max_samples))
+
+
+@nb.njit(cache=True, nogil=True)
+def _n_draws(n, max_samples):
+    """The examples a tree draws: n, or at most ``max_samples`` (> 0) of them."""
+    return n if max_samples <= 0 else min(n, max_samples)
+
+
+@nb.njit(cache=True, nogil=True)
+def _tree_sample_weights(state, sample_weight, cumulative_weight, n, bootstrap, n_draws):
     """Each example's weight in the tree (module docstring): without sample weights (empty),
-    :func:`_example_weights`; with them, the weight itself, or with bootstrap how often it is among
-    n draws in proportion to the weights (``cumulative_weight``: their running sum)."""
+    :func:`_example_weights`; with them, the weight itself (on ``n_draws`` examples drawn
+    uniformly without replacement when fewer than n), or with bootstrap how often it is among
+    ``n_draws`` draws in proportion to the weights (``cumulative_weight``: their running sum)."""
     if sample_weight.shape[0] == 0:
-        return _example_weights(state, n, bootstrap)
+        return _example_weights(state, n, bootstrap, n_draws)
     if not bootstrap:
+        if n_draws < n:
+            return _example_weights(state, n, False, n_draws) * sample_weight
         return sample_weight.copy()
     weight = np.zeros(n)
     total = cumulative_weight[n - 1]
-    for _ in range(n):
+    for _ in range(n_draws):
         i = min(np.searchsorted(cumulative_weight, _uniform(state) * total, side="right"), n - 1)
         while sample_weight[i] == 0.0:  # only if the product rounded up to total: the last weighed row
             i -= 1
@@ -789,7 +825,9 @@ def _tree_arrays(data, rules, state):
     """
     d, n = data.Xt.shape
     n_classes = rules.n_classes
-    weight = _tree_sample_weights(state, data.sample_weight, data.cumulative_weight, n, rules.bootstrap)
+    draws = _n_draws(n, rules.max_samples)
+    sample_weight, cumulative = data.sample_weight, data.cumulative_weight
+    weight = _tree_sample_weights(state, sample_weight, cumulative, n, rules.bootstrap, draws)
     samples = np.flatnonzero(weight > 0)
     n_distinct = samples.shape[0]
     node_y = np.empty(n_distinct, dtype=data.y.dtype)
@@ -942,7 +980,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
     Xt, _, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes, binned = (
         _borrowed(data[:10])  # not y and the weights: _tree_arrays reads them, once per tree
     )
-    _, max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node, share_pure = rules
+    max_features, random_splits, _, max_depth, min_split, min_leaf, histogram_min_node = rules[1:8]
     feature, threshold, children, leaf_values = _borrowed(forest)
     state, importance = _borrowed(state), _borrowed(importance)
     exact_sums, unit, split_in_place = _growth_shortcuts(data, rules)  # unit: every weight is 1
@@ -995,7 +1033,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
                 best_proxy, best_feature, best_threshold = proxy, f, thr
         _credit_impurity(importance, feature, counts, parent, best_feature)
         if best_feature < 0:
-            code, n_leaves = _write_leaf(leaf_values, n_leaves, counts, share_pure)
+            code, n_leaves = _write_leaf(leaf_values, n_leaves, counts, rules.share_pure)
         else:
             code, n_nodes = n_nodes, n_nodes + 1
             feature[code], threshold[code] = best_feature, best_threshold
@@ -1032,6 +1070,7 @@ def grow_forest(
     max_bins,
     bin_sample,
     share_pure,
+    max_samples=0,
 ):
     """Grow ``n_trees`` trees on X, given feature-major (``Xt``, float64 or float32: the same trees,
     as every value read is widened to float64); y holds class codes in [0, n_classes);
@@ -1054,7 +1093,8 @@ def grow_forest(
     :class:`~disdf.forests._compiled.FastForest` keeps (on 40,000 MNIST images a row per leaf takes
     0.3 GB for 100 trees): the arrays of
     :func:`disdf.forests._compiled.prediction_kernels.share_pure_leaves` applied to the unshared
-    ones, bit for bit (child codes int64). Without it, one row per leaf.
+    ones, bit for bit (child codes int64). Without it, one row per leaf. ``max_samples``: 0 (every
+    tree on all n examples) or the most examples a tree draws (module docstring).
     """
     rules = GrowthRules(
         n_classes,
@@ -1066,6 +1106,7 @@ def grow_forest(
         min_samples_leaf,
         histogram_min_node,
         share_pure,
+        max_samples,
     )
     return _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins, bin_sample)
 
@@ -1078,10 +1119,11 @@ def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins, bin_sample):
         Xt, y, sample_weight, rules.random_splits, rules.histogram_min_node, max_bins, bin_sample
     )
     n_classes = rules.n_classes
-    # A tree on n distinct examples has at most n leaves and n - 1 internal nodes.
-    room = max(n - 1, 1)
+    # A tree on m distinct examples (m <= the draws) has at most m leaves and m - 1 internal nodes.
+    draws = _n_draws(n, rules.max_samples)
+    room = max(draws - 1, 1)
     first_rows = n_classes if rules.share_pure else 0  # shared: rows 0..C-1, the one-hot distributions
-    leaf_values = np.zeros((first_rows + n, n_classes))
+    leaf_values = np.zeros((first_rows + draws, n_classes))
     for c in range(first_rows):
         leaf_values[c, c] = 1.0
     capacity = min(n_trees, 4) * room

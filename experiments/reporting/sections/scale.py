@@ -27,6 +27,9 @@ FIGURE = "figures/scale.png"
 METHOD_NAMES = {
     "gcforest": LABELS["gcforest"],
     "disdf": LABELS["disdf"],
+    # bench_scale's TREE_SAMPLE_CAP: max_tree_samples = 200,000
+    "gcforest_capped": f"{LABELS['gcforest']}, trees ≤ 200k rows",
+    "disdf_capped": f"{LABELS['disdf']}, trees ≤ 200k rows",
     "df21": "DF21",
     "random_forest": "RandomForest",
     "extra_trees": "ExtraTrees",
@@ -79,7 +82,7 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
         "own growth, fits in the time left of one fit's cap and the run's budget. A cell reads fit "
         'seconds / peak GiB / test accuracy, and "levels on disk" where the cascade kept its levels on '
         "disk (`--keep-fitted-levels disk`: the same trees, one level's in memory); — is a size not run "
-        "(the slopes table says why).",
+        f"(the slopes table says why).{capped_note(scale)}",
         "",
         f"![Fit time and peak memory against n, log-log]({FIGURE})",
         "",
@@ -98,6 +101,17 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
         slopes_table(slopes).to_markdown(index=False, disable_numparse=True),
     ]
     return "\n".join(lines)
+
+
+def capped_note(scale: pd.DataFrame) -> str:
+    """What the capped curves are (a sentence), where the scale CSV has any."""
+    if not scale["method"].str.endswith("_capped").any():
+        return ""
+    return (
+        " The capped cascades (dashed) grow every tree on at most 200,000 of its fold's rows "
+        "(`max_tree_samples`, fixed before any capped fit): up to 300,000 rows their trees are the "
+        "uncapped ones, so what the cap costs shows above."
+    )
 
 
 def reading(scale: pd.DataFrame) -> list[str]:
@@ -191,6 +205,8 @@ def _slope(value: float) -> str:
 METHOD_COLORS = {
     "gcforest": "tab:blue",
     "disdf": "tab:red",
+    "gcforest_capped": "tab:blue",
+    "disdf_capped": "tab:red",
     "df21": "tab:green",
     "random_forest": "tab:purple",
     "extra_trees": "tab:orange",
@@ -267,7 +283,8 @@ def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
                 curve = rows[rows["method"] == method].sort_values("n_train")
                 color = METHOD_COLORS[method]
                 if not curve.empty:
-                    ax.plot(curve["n_train"], curve[measure], marker="o", color=color, label=name)
+                    style = "--" if method.endswith("_capped") else "-"
+                    ax.plot(curve["n_train"], curve[measure], style, marker="o", color=color, label=name)
                 again = extra[extra["method"] == method]
                 if not again.empty:
                     ax.plot(again["n_train"], again[measure], "o", mfc="white", color=color, label=OTHER_RUN)
