@@ -4,10 +4,12 @@ import json
 
 import pandas as pd
 
+from experiments.analysis.cells import LABELS
 from experiments.reporting.sections.speed import (
     PROTOCOL_PARTS,
     df21_ratio_table,
     headline_runs,
+    mnist_ab_table,
     parts_ab_verdict,
     protocol_blocks,
     protocol_parts_table,
@@ -244,3 +246,22 @@ def test_each_comparison_file_is_its_own_block_naming_its_output(tmp_path):
     assert ": not worse." in text and ": not shown to be not worse." in text
     assert "--output results/bench/protocol_parts_ab_scale.csv`" in text
     assert text.count("--output") == 1  # the default file's command names no output
+
+
+def test_full_mnist_before_and_after_gives_each_run_and_the_ratio_of_the_means(tmp_path):
+    runs = []
+    versions = [("baseline", "aaa1111", 1.0), ("candidate", "bbb2222", 0.8)]
+    for position, (version, commit, scale) in enumerate(versions):
+        for method, seconds in (("gcforest", 600.0), ("disdf", 900.0)):
+            runs.append(
+                {"pair": 0, "position": position, "version": version, "version_commit": commit,
+                 "method": method, "fit_seconds": seconds * scale, "test_accuracy": 0.979,
+                 "peak_memory_gb": 2.5}
+            )  # fmt: skip
+    _write(tmp_path / "results" / "bench" / "mnist_full_ab.csv", runs)
+    section = speed_section(tmp_path / "results")
+    assert "--baseline aaa1111" in section and "in the order AB;" in section
+    table = mnist_ab_table(pd.DataFrame(runs)).set_index("method")
+    assert list(table["candidate / baseline"]) == ["0.800", "0.800"]
+    assert table.loc[LABELS["disdf"], "baseline (aaa1111): fit (min)"] == "15.0"
+    assert table.loc[LABELS["gcforest"], "candidate (bbb2222): fit (min)"] == "8.0"

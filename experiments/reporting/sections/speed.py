@@ -16,6 +16,8 @@ Everything comes from files that commands write (none is typed in):
 * results/bench/tree_floor.csv (scripts/bench/bench_tree_floor.py): per-tree time against scikit-learn
   and against the floor of the tree's operation count;
 * results/mnist_full_history.csv (scripts/tools/mnist_full.py): every full-MNIST run, with its commit;
+* results/bench/mnist_full_ab.csv (scripts/bench/bench_mnist_full_ab.py): full MNIST at two commits, one
+  sitting;
 * results/bench/df21_mnist.csv (scripts/bench/bench_df21.py, in DF21's own venv): DF21 on MNIST.
 """
 
@@ -152,6 +154,40 @@ def mnist_table(history: pd.DataFrame) -> pd.DataFrame:
             ],
             "peak memory (GiB)": history["peak_memory_gb"].map("{:.2f}".format),
         }
+    )
+
+
+def mnist_ab_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per method: each version's full-MNIST fit minutes (every run, in order), accuracy and peak, and
+    the candidate's mean fit time over the baseline's."""
+    rows = []
+    for method, by_method in runs.groupby("method", sort=False):
+        means = by_method.groupby("version")["fit_seconds"].mean()
+        row = {"method": LABELS.get(method, method)}
+        for version in ("baseline", "candidate"):
+            runs_of = by_method[by_method["version"] == version]
+            label = f"{version} ({runs_of['version_commit'].iloc[0]})"
+            row[f"{label}: fit (min)"] = ", ".join(f"{value / 60:.1f}" for value in runs_of["fit_seconds"])
+            measures = zip(runs_of["test_accuracy"], runs_of["peak_memory_gb"], strict=True)
+            row[f"{label}: accuracy / peak GiB"] = ", ".join(f"{a:.4f} / {m:.2f}" for a, m in measures)
+        row["candidate / baseline"] = f"{means['candidate'] / means['baseline']:.3f}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def mnist_ab_sentence(runs: pd.DataFrame) -> str:
+    baseline = runs.loc[runs["version"] == "baseline", "version_commit"].iloc[0]
+    pairs = runs["pair"].nunique()
+    versions = runs.drop_duplicates("position").sort_values("position")["version"]
+    letters = "".join("A" if version == "baseline" else "B" for version in versions)
+    order = " ".join(letters[i : i + 2] for i in range(0, len(letters), 2))
+    return (
+        f"Full MNIST before and after, in one sitting (`python scripts/bench/bench_mnist_full_ab.py "
+        f"--baseline {baseline} --record`: each commit's own `mnist_full.py experiment=mnist_full` from a "
+        f"git worktree, after a warm-up of each, {pairs} pair{'s' if pairs > 1 else ''} in the order "
+        f"{order}; results/bench/mnist_full_ab.csv). One sitting, because this VM's "
+        "full-MNIST times wander by 2× between days (the history above); with one pair there is no "
+        "interval, only the ratio:"
     )
 
 
@@ -393,6 +429,9 @@ def mnist_blocks(results: Path) -> list[str]:
         mnist_table,
         "Full MNIST",
     )
+    paired = _read(bench / "mnist_full_ab.csv")
+    if paired is not None:
+        lines += _block(mnist_ab_sentence(paired), mnist_ab_table(paired))
     binned = _read(bench / "binned_equivalence.csv")
     if binned is not None:
         lines += _block(binned_sentence(binned))
