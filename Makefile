@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-scale-capped bench-mnist-ab soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -111,6 +111,20 @@ SCALE_FLAGS ?=
 bench-scale: install
 	$(BIN)/python scripts/bench/bench_scale.py --record --budget-minutes $(SCALE_BUDGET) \
 		--max-run-minutes $(SCALE_RUN_MINUTES) --df21-python $(DF21_VENV)/bin/python $(SCALE_FLAGS)
+
+# Both cascades with every tree on at most 200,000 rows (max_tree_samples; bench_scale's TREE_SAMPLE_CAP)
+# at 300,000 HIGGS-shaped rows (the trees of no cap) and 10^6, levels on disk, into results/bench/scale*.csv
+# beside the uncapped curves (about 25 min per 10^6-row fit).
+bench-scale-capped: install
+	$(BIN)/python scripts/bench/bench_scale.py --record --resume --problems higgs_like \
+		--methods gcforest_capped disdf_capped --higgs-sizes 300000 1000000 --keep-fitted-levels disk \
+		--max-run-minutes 60 --budget-minutes 120
+
+# Full MNIST (both cascades, experiment=mnist_full) at this commit and at MNIST_BASELINE, in one sitting,
+# each from its own git worktree: results/bench/mnist_full_ab.csv (about 30 min for one pair).
+MNIST_BASELINE ?= abed1ea
+bench-mnist-ab: install
+	$(BIN)/python scripts/bench/bench_mnist_full_ab.py --baseline $(MNIST_BASELINE) --record
 
 # One 300,000-row HIGGS-shaped gcForest fit in local threads, then on a 2-worker Dask LocalCluster:
 # times, memory, and whether the cluster's fit is the local one (results/bench/dask_fit.csv; two fits of
