@@ -118,3 +118,28 @@ def test_a_fit_with_its_levels_on_disk_says_so_in_its_cell(tmp_path):
     cells = {row[0]: row[1:] for row in table_rows(scale.render(ReportContext(tmp_path, tmp_path)).markdown)}
     assert cells["1,000,000"] == ["2,000 s / 6.00 GiB / 0.900 (levels on disk)", "—"]
     assert cells["300,000"] == ["600 s / 5.00 GiB / 0.900", "100 s / 0.60 GiB / 0.900"]
+
+
+def test_capped_cascades_are_their_own_curves_read_beside_the_uncapped_at_their_largest_n(tmp_path):
+    rows = [
+        measured("higgs_like", "gcforest", 300_000, 690.0, 2.3, 0.938),
+        measured("higgs_like", "gcforest", 1_000_000, 4045.0, 6.14, 0.946),
+        measured("higgs_like", "gcforest_capped", 300_000, 700.0, 2.3, 0.938),
+        measured("higgs_like", "gcforest_capped", 1_000_000, 1500.0, 4.0, 0.944),
+        measured("higgs_like", "disdf_capped", 1_000_000, 1600.0, 4.5, 0.943),
+    ]
+    write_bench(tmp_path, rows)
+    markdown = scale.render(ReportContext(tmp_path, tmp_path / "results")).markdown
+    assert (
+        "gcF, trees ≤ 200k rows at n = 1,000,000: 25.0 min, 4.00 GiB, accuracy 0.944 "
+        "(without the cap: 67.4 min, 6.14 GiB, accuracy 0.946)" in markdown
+    )
+    assert (
+        "DisDF, trees ≤ 200k rows at n = 1,000,000: 26.7 min, 4.50 GiB, accuracy 0.943 "
+        "(without the cap: not measured)" in markdown
+    )
+    assert "The capped cascades (dashed)" in markdown
+    header = table_rows(markdown)[0]
+    assert header == ["n", "gcF", "gcF, trees ≤ 200k rows", "DisDF, trees ≤ 200k rows"]
+    slopes = pd.read_csv(tmp_path / "results" / "bench" / "scale_slopes.csv").set_index("method")
+    assert slopes.loc["gcforest_capped", "n_points"] == 2 and slopes.loc["disdf_capped", "n_points"] == 1

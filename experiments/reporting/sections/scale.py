@@ -71,6 +71,7 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
         "## Growing data",
         "",
         *reading(scale),
+        *capped_reading(scale),
         "Fit time and peak resident memory (fit and prediction, the data included) against the number of "
         "training rows n, every method with 2 jobs on this 2-core machine, each fit in its own process "
         f"after a small warm-up fit (`make bench-scale`{when} → `{SCALE_CSV}`). The cascades use the "
@@ -111,6 +112,35 @@ def capped_note(scale: pd.DataFrame) -> str:
         " The capped cascades (dashed) grow every tree on at most 200,000 of its fold's rows "
         "(`max_tree_samples`, fixed before any capped fit): up to 300,000 rows their trees are the "
         "uncapped ones, so what the cap costs shows above."
+    )
+
+
+def capped_reading(scale: pd.DataFrame) -> list[str]:
+    """Per capped cascade, at its largest n: its time, memory and accuracy beside the uncapped
+    cascade's at that n where measured (a paragraph, or nothing)."""
+    done = scale[scale["status"] == "ok"]
+    parts = []
+    for capped in [method for method in METHOD_NAMES if method.endswith("_capped")]:
+        rows = done[done["method"] == capped]
+        if rows.empty:
+            continue
+        row = rows.loc[rows["n_train"].idxmax()]
+        uncapped = done[
+            (done["method"] == capped.removesuffix("_capped"))
+            & (done["problem"] == row["problem"])
+            & (done["n_train"] == row["n_train"])
+        ]
+        beside = _measures(uncapped.iloc[0]) if len(uncapped) else "not measured"
+        parts.append(
+            f"{METHOD_NAMES[capped]} at n = {row['n_train']:,}: {_measures(row)} (without the cap: {beside})"
+        )
+    return [f"**Trees on at most 200,000 rows:** {'; '.join(parts)}.", ""] if parts else []
+
+
+def _measures(row: pd.Series) -> str:
+    return (
+        f"{row['fit_seconds'] / 60:.1f} min, {row['peak_memory_gib']:.2f} GiB, "
+        f"accuracy {row['test_accuracy']:.3f}"
     )
 
 
