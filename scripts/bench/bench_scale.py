@@ -56,6 +56,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from disdf._utils.progress import peak_memory_gib
+from experiments.reporting.sections.scale import TREE_SAMPLE_CAP  # one cap for the fits and their report
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 PROBLEMS = {
@@ -63,10 +64,6 @@ PROBLEMS = {
     "higgs_like": (10_000, 30_000, 100_000, 300_000, 1_000_000),
 }
 METHODS = ("gcforest", "disdf", "random_forest", "extra_trees", "df21")
-#: The most examples a tree of the capped cascades draws (max_tree_samples), fixed before any capped
-#: fit: the training fold of a 300,000-row fit (2 of its 3 folds), so that up to 300,000 rows their
-#: trees are the uncapped ones and what the cap costs shows only above.
-TREE_SAMPLE_CAP = 200_000
 #: The cascades with their trees capped at TREE_SAMPLE_CAP examples (asked by name, not run by default).
 CAPPED_METHODS = {"gcforest_capped": "gcforest", "disdf_capped": "disdf"}
 N_TEST = 10_000

@@ -23,13 +23,19 @@ SCALE_CSV, SLOPES_CSV = Path("results/bench/scale.csv"), Path("results/bench/sca
 #: DF21 on MNIST by ``make bench-df21`` (the same script and mode as the df21 curve, run on its own).
 DF21_MNIST_CSV = Path("results/bench/df21_mnist.csv")
 FIGURE = "figures/scale.png"
+#: The most examples a tree of the capped cascades draws (their max_tree_samples), which
+#: scripts/bench/bench_scale.py fits them with. Fixed before any capped fit: the training fold of a
+#: 300,000-row fit (2 of its 3 folds), so that up to 300,000 rows their trees are the uncapped ones
+#: and what the cap costs shows only above.
+TREE_SAMPLE_CAP = 200_000
+#: The largest n whose 3-fold training folds the cap leaves whole (n * 2/3 <= cap).
+UNCAPPED_UP_TO = TREE_SAMPLE_CAP * 3 // 2
 #: The methods in the tables' and the figure's order, with their names there.
 METHOD_NAMES = {
     "gcforest": LABELS["gcforest"],
     "disdf": LABELS["disdf"],
-    # bench_scale's TREE_SAMPLE_CAP: max_tree_samples = 200,000
-    "gcforest_capped": f"{LABELS['gcforest']}, trees ≤ 200k rows",
-    "disdf_capped": f"{LABELS['disdf']}, trees ≤ 200k rows",
+    "gcforest_capped": f"{LABELS['gcforest']}, trees ≤ {TREE_SAMPLE_CAP // 1000}k rows",
+    "disdf_capped": f"{LABELS['disdf']}, trees ≤ {TREE_SAMPLE_CAP // 1000}k rows",
     "df21": "DF21",
     "random_forest": "RandomForest",
     "extra_trees": "ExtraTrees",
@@ -109,9 +115,9 @@ def capped_note(scale: pd.DataFrame) -> str:
     if not scale["method"].str.endswith("_capped").any():
         return ""
     return (
-        " The capped cascades (dashed) grow every tree on at most 200,000 of its fold's rows "
-        "(`max_tree_samples`, fixed before any capped fit): up to 300,000 rows their trees are the "
-        "uncapped ones, so what the cap costs shows above."
+        f" The capped cascades (dashed) grow every tree on at most {TREE_SAMPLE_CAP:,} of its fold's rows "
+        f"(`max_tree_samples`, fixed before any capped fit): up to {UNCAPPED_UP_TO:,} rows their trees are "
+        "the uncapped ones, so what the cap costs shows above."
     )
 
 
@@ -134,7 +140,7 @@ def capped_reading(scale: pd.DataFrame) -> list[str]:
         parts.append(
             f"{METHOD_NAMES[capped]} at n = {row['n_train']:,}: {_measures(row)} (without the cap: {beside})"
         )
-    return [f"**Trees on at most 200,000 rows:** {'; '.join(parts)}.", ""] if parts else []
+    return [f"**Trees on at most {TREE_SAMPLE_CAP:,} rows:** {'; '.join(parts)}.", ""] if parts else []
 
 
 def _measures(row: pd.Series) -> str:
