@@ -49,7 +49,8 @@ The timers are thread-safe: per-thread stacks (``threading.local``), totals adde
 
 Columns of the CSV, one row per (problem, method, n_train, part):
 
-* ``problem``, ``method``, ``n_train``, ``n_jobs``, ``n_trees``; ``part`` and ``wraps`` (the functions);
+* ``problem``, ``method``, ``n_train``, ``n_jobs``, ``n_trees``, ``max_levels`` (``--max-levels``: the
+  fit grew at most that many levels; empty: the cascade chose its depth); ``part`` and ``wraps``;
 * ``calls``: the calls timed; ``seconds``: their exclusive wall seconds summed over calls and threads
   (thread-seconds); ``cpu_seconds``: the same for the CPU time of the calling thread
   (``time.thread_time``); ``inclusive_seconds``; ``share_of_parts``: seconds / the sum of every part's;
@@ -118,13 +119,13 @@ from disdf._utils.progress import peak_memory_gib
 from disdf.cascade._forest_fit import ForestFit
 from disdf.cascade._weight_fitting import CrossFitPart, FoldProblem
 from disdf.forests._compiled import FastForest
-from scripts.bench.bench_scale import PROBLEMS, make_method, problem_data, warm_up
+from scripts.bench.bench_scale import CAPPED_METHODS, PROBLEMS, make_method, problem_data, warm_up
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 METHODS = ("gcforest", "disdf")
 GIB = 2**30
 #: The columns that name one fit: its rows replace the file's rows with the same values.
-FIT_KEY = ("problem", "method", "n_train", "n_jobs", "n_trees")
+FIT_KEY = ("problem", "method", "n_train", "n_jobs", "n_trees", "max_levels")
 #: Seconds between two readings of the resident memory while a timed call runs.
 SAMPLE_SECONDS = 0.01
 
@@ -143,7 +144,7 @@ class Part:
         return "; ".join(f"{_owner_name(owner)}.{attribute}" for owner, attribute in self.targets)
 
     def applies_to(self, method: str) -> bool:
-        return method == "disdf" or not self.disdf_only
+        return CAPPED_METHODS.get(method, method) == "disdf" or not self.disdf_only
 
 
 def _owner_name(owner: Any) -> str:
@@ -310,7 +311,8 @@ class FitProfile:
 
 
 def cascade(method: str, n_jobs: int, n_trees: int) -> CascadeForestClassifier:
-    """bench_scale's cascade (experiment=mnist_full's settings) with ``n_trees`` trees per forest."""
+    """bench_scale's cascade (experiment=mnist_full's settings) with ``n_trees`` trees per forest
+    (``gcforest_capped`` and ``disdf_capped``: its trees capped as in bench_scale)."""
     return make_method(method, n_jobs, n_trees).set_params(n_trees=n_trees)
 
 
@@ -390,15 +392,26 @@ def fit_rows(fit: ProfiledFit, key: dict[str, Any], accuracy: float) -> list[dic
 
 
 def profile_fit(
-    problem: str, n_train: int, method: str, n_jobs: int, n_trees: int, data_dir: str | None
+    problem: str,
+    n_train: int,
+    method: str,
+    n_jobs: int,
+    n_trees: int,
+    data_dir: str | None,
+    max_levels: int | None = None,
 ) -> list[dict[str, Any]]:
-    """bench_scale's data, cascade and warm-up, then one profiled fit and its test accuracy: its rows."""
+    """bench_scale's data, cascade and warm-up, then one profiled fit and its test accuracy: its rows.
+    ``max_levels``: grow at most that many levels (None: the cascade's own depth), for a profile of a
+    fit's first levels where the whole fit would take too long."""
     X_train, y_train, X_test, y_test = problem_data(problem, n_train, data_dir)
     estimator = cascade(method, n_jobs, n_trees)
+    if max_levels is not None:
+        estimator.set_params(max_levels=max_levels)
     warm_up(estimator, X_train, y_train, X_test)
     fit = profiled_fit(estimator, X_train, y_train)
     accuracy = float(np.mean(fit.estimator.predict(X_test) == y_test))
     key = {"problem": problem, "method": method, "n_train": n_train, "n_jobs": n_jobs, "n_trees": n_trees}
+    key["max_levels"] = max_levels
     return fit_rows(fit, key, accuracy)
 
 
@@ -411,14 +424,15 @@ def summary(rows: list[dict[str, Any]]) -> str:
     columns = ["part", "calls", "seconds", "cpu_seconds", "share_of_parts", "rss_growth_gib"]
     columns += ["rss_peak_growth_gib"]
     blocks = []
-    for _, fit in frame.groupby(list(FIT_KEY), sort=False):
+    for _, fit in frame.groupby(list(FIT_KEY), sort=False, dropna=False):
         first = fit.iloc[0]
+        limit = "" if pd.isna(first["max_levels"]) else f" (at most {first['max_levels']:.0f})"
         head = (
             f"{first['problem']} {first['method']} n={first['n_train']:,} n_jobs={first['n_jobs']} "
             f"T={first['n_trees']}: fit {first['wall_seconds_fit']:.2f} s wall, "
             f"{first['cpu_seconds_fit']:.2f} s CPU; parts {first['sum_of_parts_seconds']:.2f} thread-s "
             f"({fit['cpu_seconds'].sum():.2f} s CPU); {first['n_levels']} levels kept of "
-            f"{first['levels_grown']} grown, "
+            f"{first['levels_grown']} grown{limit}, "
             f"test accuracy {first['test_accuracy']:.4f}, peak {first['peak_memory_gib']:.2f} GiB"
         )
         if first["kernels_loaded_in_fit"]:
@@ -434,9 +448,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--n-train", nargs="+", type=int, default=[300_000], help="training rows; one fit each"
     )
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=[*METHODS, *CAPPED_METHODS])
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--n-trees", type=int, default=100, help="trees per forest (T)")
+    parser.add_argument(
+        "--max-levels", type=int, default=None, help="grow at most this many levels (default: the cascade's)"
+    )
     parser.add_argument("--data-dir", default=None, help="MNIST's folder (default: DISDF_DATA_DIR)")
     parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record)")
     parser.add_argument(
@@ -450,6 +467,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for method in args.methods:
             print(f"{args.problem} n={n_train:,} {method}", flush=True)
             arguments = (args.problem, n_train, method, args.n_jobs, args.n_trees, args.data_dir)
+            arguments += (args.max_levels,)
             if args.in_process:
                 measured = profile_fit(*arguments)
             else:

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from scripts.bench import bench_fit_profile as bench
-from scripts.bench.bench_scale import problem_data
+from scripts.bench.bench_scale import TREE_SAMPLE_CAP, problem_data
 
 ROOT = Path(__file__).resolve().parents[2]
 N_TRAIN, N_TREES, N_JOBS = 600, 10, 2
@@ -22,10 +22,10 @@ N_TRAIN, N_TREES, N_JOBS = 600, 10, 2
 #: which take about 20 s on 144 problems whatever the size: the test stays fast.
 FEW_DRAWS = {"batch_size": 128, "max_iter": 100}
 COLUMNS = [
-    "problem", "method", "n_train", "n_jobs", "n_trees", "part", "wraps", "calls", "seconds", "cpu_seconds",
-    "inclusive_seconds", "share_of_parts", "sum_of_parts_seconds", "wall_seconds_fit", "cpu_seconds_fit",
-    "rss_growth_gib", "rss_peak_growth_gib", "rss_before_fit_gib", "peak_memory_gib", "n_levels",
-    "levels_grown", "test_accuracy", "kernels_loaded_in_fit", "date", "commit", "libraries",
+    "problem", "method", "n_train", "n_jobs", "n_trees", "max_levels", "part", "wraps", "calls", "seconds",
+    "cpu_seconds", "inclusive_seconds", "share_of_parts", "sum_of_parts_seconds", "wall_seconds_fit",
+    "cpu_seconds_fit", "rss_growth_gib", "rss_peak_growth_gib", "rss_before_fit_gib", "peak_memory_gib",
+    "n_levels", "levels_grown", "test_accuracy", "kernels_loaded_in_fit", "date", "commit", "libraries",
 ]  # fmt: skip
 DISDF_ONLY = {"weight problems", "weight solves"}
 CASCADE = bench.cascade
@@ -34,7 +34,7 @@ CASCADE = bench.cascade
 def small_cascade(method: str, n_jobs: int, n_trees: int):
     """The bench's cascade, DisDF's solver drawing fewer pairs."""
     estimator = CASCADE(method, n_jobs, n_trees)
-    return estimator.set_params(solver_options=FEW_DRAWS) if method == "disdf" else estimator
+    return estimator.set_params(solver_options=FEW_DRAWS) if "disdf" in method else estimator
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +69,24 @@ def test_the_csv_has_a_row_per_part_of_each_method_and_the_columns(run):
     for part in bench.PARTS:
         assert part.name in printed
     assert printed.count("higgs_like gcforest n=600 n_jobs=2 T=10: fit ") == 1
+
+
+def test_a_capped_cascade_profiled_for_its_first_level_only(tmp_path):
+    """--methods disdf_capped --max-levels 1: DisDF's parts, its trees capped, one level grown, the
+    limit in the fit's key (a whole fit's rows, with an empty max_levels, stay beside it)."""
+    output = tmp_path / "fit_profile.csv"
+    argv = ["--n-train", str(N_TRAIN), "--n-trees", str(N_TREES), "--n-jobs", str(N_JOBS), "--in-process"]
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(io.StringIO()):
+        patch.setattr(bench, "cascade", small_cascade)
+        bench.main([*argv, "--methods", "disdf_capped", "--max-levels", "1", "--output", str(output)])
+        bench.main([*argv, "--methods", "disdf_capped", "--output", str(output)])
+    frame = pd.read_csv(output, keep_default_na=False)
+    limited = frame[frame["max_levels"] == "1"]
+    assert set(DISDF_ONLY) <= set(limited["part"]) and limited["method"].eq("disdf_capped").all()
+    assert limited["levels_grown"].eq(1).all() and limited["n_levels"].eq(1).all()
+    whole = frame[frame["max_levels"] == ""]
+    assert len(whole) == len(limited) and whole["levels_grown"].iloc[0] >= 1
+    assert bench.cascade("disdf_capped", 1, N_TREES).max_tree_samples == TREE_SAMPLE_CAP
 
 
 def test_every_part_is_timed_and_the_parts_fit_in_the_threads_time(run):
