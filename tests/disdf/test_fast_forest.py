@@ -634,3 +634,43 @@ def test_every_growth_and_prediction_path_keeps_its_fingerprint(n, weighted, max
         ):  # fmt: skip
             digest.update(np.ascontiguousarray(array).tobytes())
     assert digest.hexdigest()[:16] == LARGE_FINGERPRINTS[(n, weighted, max_bins)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_routing_gives_the_same_numbers_for_any_block_of_examples(data, kind):
+    """Every routing kernel at blocks of 1, 7, 256 and all examples: the leaves, per-tree
+    probabilities and weighted class vectors (the same sums in the same order) do not move."""
+    X, y = data
+    forest = grow(KINDS[kind], X, y, n_trees=15)
+    nodes = (forest.roots, forest.feature, forest.threshold, forest.left, forest.right)
+    rows = np.arange(len(X))[::-1].copy()
+    w = np.random.default_rng(0).dirichlet(np.ones(15))
+    results = {
+        block: (
+            prediction_kernels.apply_forest(X, *nodes, block),
+            prediction_kernels.apply_rows(X, rows, *nodes, block),
+            prediction_kernels.tree_probabilities(X, *nodes, forest.leaf_values, block),
+            prediction_kernels.weighted_probabilities(X, *nodes, forest.leaf_values, w, block),
+        )
+        for block in (1, 7, 256, len(X))
+    }
+    for block, arrays in results.items():
+        for got, expected in zip(arrays, results[256], strict=True):
+            np.testing.assert_array_equal(got, expected, err_msg=f"block {block}")
+    np.testing.assert_array_equal(results[1][1], results[1][0][rows])
+    np.testing.assert_array_equal(forest.apply(X), results[256][0])
+
+
+def test_routing_blocks_are_small_for_wide_rows_and_large_for_narrow_rows_and_large_trees():
+    """About TREES_OF_ROWS trees' bytes of rows per block, within [ROUTING_BLOCK, ROUTING_BLOCK_MAX]."""
+
+    def block(n_features: int, nodes_per_tree: int, code=np.int16, n_trees: int = 10) -> int:
+        n_nodes = nodes_per_tree * n_trees
+        arrays = [np.zeros(n_nodes, np.int16), np.zeros(n_nodes, np.float32), *[np.zeros(n_nodes, code)] * 2]
+        return prediction_kernels.routing_block(np.zeros((2, n_features), np.float32), n_trees, *arrays)
+
+    assert block(784, 22_000) == prediction_kernels.ROUTING_BLOCK  # MNIST's rows and trees
+    expected = prediction_kernels.TREES_OF_ROWS * 5_000 * 10 // (36 * 4)  # 10 bytes per node
+    assert prediction_kernels.ROUTING_BLOCK < block(36, 5_000) == expected
+    assert block(36, 200_000, np.int32) == prediction_kernels.ROUTING_BLOCK_MAX  # past the largest block
+    assert block(36, 1) == prediction_kernels.ROUTING_BLOCK

@@ -201,6 +201,14 @@ class FastForest:
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.roots, self.feature, self.threshold, self.left, self.right
 
+    def _routing_block(self, X: np.ndarray) -> int:
+        """Examples routed through one tree before the next (:func:`prediction_kernels.routing_block`;
+        the same results for any block). A ``first(T)`` forest shares its parent's nodes, so it
+        reckons its trees larger than they are: a larger block, no other change."""
+        return prediction_kernels.routing_block(
+            X, len(self.roots), self.feature, self.threshold, self.left, self.right
+        )
+
     def first(self, n_trees: int) -> FastForest:
         """The forest of its first ``n_trees`` trees (shares the node arrays)."""
         if not 1 <= n_trees <= self.n_trees:
@@ -215,11 +223,14 @@ class FastForest:
 
         Pure leaves of one class share a row, so a row is not one leaf.
         """
-        return prediction_kernels.apply_forest(_as_input(X), *self._arrays())
+        X = _as_input(X)
+        return prediction_kernels.apply_forest(X, *self._arrays(), self._routing_block(X))
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
-        return prediction_kernels.tree_probabilities(_as_input(X), *self._arrays(), self.leaf_values)
+        X = _as_input(X)
+        block = self._routing_block(X)
+        return prediction_kernels.tree_probabilities(X, *self._arrays(), self.leaf_values, block)
 
     def tree_leaves(self, X: np.ndarray, rows: np.ndarray | None = None) -> TreeLeaves:
         """:meth:`probabilities` of X (of its examples ``rows``, read in place) kept as leaf rows of
@@ -228,7 +239,8 @@ class FastForest:
         if rows is None or len(self.leaf_values) >= 2**31 - 1:
             return TreeLeaves(leaf_rows(self.apply(X if rows is None else X[rows])), self.leaf_values)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
-        return TreeLeaves(prediction_kernels.apply_rows(X, rows, *self._arrays()), self.leaf_values)
+        leaves = prediction_kernels.apply_rows(X, rows, *self._arrays(), self._routing_block(X))
+        return TreeLeaves(leaves, self.leaf_values)
 
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
@@ -237,7 +249,8 @@ class FastForest:
         if self.leaf_memo is not None and self.leaf_memo.fits(X):
             leaves = self.leaf_memo.leaves(X, self.feature, self.threshold, self.left, self.right)
             return prediction_kernels.weighted_leaf_rows(leaves, self.leaf_values, w)
-        return prediction_kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w)
+        block = self._routing_block(X)
+        return prediction_kernels.weighted_probabilities(X, *self._arrays(), self.leaf_values, w, block)
 
     def feature_importances(self, w: np.ndarray | None = None) -> np.ndarray:
         """Impurity-based importances of the input features: the trees' normalised mean decreases in

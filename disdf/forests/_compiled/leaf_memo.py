@@ -47,7 +47,9 @@ class LeafMemo:
         key = (X.shape, hashlib.blake2b(X.data, digest_size=16).digest())
         with self._lock:
             if key != self._key:
-                rows = prediction_kernels.apply_forest(X, self.roots, feature, threshold, left, right)
+                nodes = (feature, threshold, left, right)
+                block = prediction_kernels.routing_block(X, len(self.roots), *nodes)
+                rows = prediction_kernels.apply_forest(X, self.roots, *nodes, block)
                 self._key, self._leaves = key, rows.astype(np.int32)
             assert self._leaves is not None  # set with _key, which now equals key (never None)
             return self._leaves

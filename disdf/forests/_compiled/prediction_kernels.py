@@ -38,67 +38,88 @@ def _leaf(X, i, root, feature, threshold, left, right):
 
 
 #: Examples routed together through one tree before the next tree (:func:`apply_rows` and the other
-#: kernels that route every example through every tree): a tree's upper nodes stay in cache while a
-#: block's examples pass them, instead of every tree's evicting the others' per example, and the
-#: block's outputs stay in cache while every tree writes its column. The results are the same for
-#: any block size: each output is written once, each sum over trees still runs t = 0, 1, ...
+#: kernels that route every example through every tree), at least: a tree's upper nodes stay in cache
+#: while a block's examples pass them, instead of every tree's evicting the others' per example, and
+#: the block's rows of X stay in cache while every tree reads them. The results are the same for any
+#: block size: each output is written once, each sum over trees still runs t = 0, 1, ...
 ROUTING_BLOCK = 256
+#: The largest block :func:`routing_block` chooses.
+ROUTING_BLOCK_MAX = 1 << 15
+#: A block holds about this many trees' bytes of X rows (:func:`routing_block`).
+TREES_OF_ROWS = 3
+
+
+def routing_block(X: np.ndarray, n_trees: int, *node_arrays: np.ndarray) -> int:
+    """Examples per block for routing X through a forest of ``n_trees`` trees whose nodes are
+    ``node_arrays`` (feature, threshold, left, right): about :data:`TREES_OF_ROWS` trees' bytes of X
+    rows, between :data:`ROUTING_BLOCK` and :data:`ROUTING_BLOCK_MAX`.
+
+    Why: a block pays for each tree's nodes once, and for its rows of X once per tree unless they
+    stay in cache. Wide rows and small trees (MNIST: 3 KB per row, 22,000 nodes per tree) route
+    fastest in small blocks, which keep the rows in cache; narrow rows and large trees (28 features,
+    trees of 200,000 examples: 144 bytes per row, 1.5 MB per tree) in large ones, which load each tree
+    fewer times (results/bench/routing_block.csv).
+    """
+    node_bytes = sum(array.itemsize for array in node_arrays)
+    tree_bytes = node_arrays[0].shape[0] * node_bytes / max(n_trees, 1)
+    row_bytes = max(X.shape[1] * X.itemsize, 1)
+    return int(min(max(TREES_OF_ROWS * tree_bytes // row_bytes, ROUTING_BLOCK), ROUTING_BLOCK_MAX))
 
 
 @nb.njit(cache=True, nogil=True)
-def apply_forest(X, roots, feature, threshold, left, right):
+def apply_forest(X, roots, feature, threshold, left, right, block=ROUTING_BLOCK):
     """Leaf index of every example in every tree, shape (n, T)."""
     n = X.shape[0]
     n_trees = roots.shape[0]
     leaves = np.empty((n, n_trees), dtype=np.int64)
-    for block in range(0, n, ROUTING_BLOCK):
-        stop = min(block + ROUTING_BLOCK, n)
+    for first in range(0, n, block):
+        stop = min(first + block, n)
         for t in range(n_trees):
-            for i in range(block, stop):
+            for i in range(first, stop):
                 leaves[i, t] = _leaf(X, i, roots[t], feature, threshold, left, right)
     return leaves
 
 
 @nb.njit(cache=True, nogil=True)
-def apply_rows(X, rows, roots, feature, threshold, left, right):
+def apply_rows(X, rows, roots, feature, threshold, left, right, block=ROUTING_BLOCK):
     """:func:`apply_forest` of the examples ``rows`` of X, read in place: int32, shape (len(rows), T)."""
     n_trees = roots.shape[0]
     n = rows.shape[0]
     leaves = np.empty((n, n_trees), dtype=np.int32)
-    for block in range(0, n, ROUTING_BLOCK):
-        stop = min(block + ROUTING_BLOCK, n)
+    for first in range(0, n, block):
+        stop = min(first + block, n)
         for t in range(n_trees):
-            for r in range(block, stop):
+            for r in range(first, stop):
                 leaves[r, t] = _leaf(X, rows[r], roots[t], feature, threshold, left, right)
     return leaves
 
 
 @nb.njit(cache=True, nogil=True)
-def tree_probabilities(X, roots, feature, threshold, left, right, leaf_values):
+def tree_probabilities(X, roots, feature, threshold, left, right, leaf_values, block=ROUTING_BLOCK):
     """Per-tree class distributions p_i^(t) of every example, shape (n, T, C)."""
     n = X.shape[0]
     n_trees = roots.shape[0]
     n_classes = leaf_values.shape[1]
     out = np.empty((n, n_trees, n_classes))
-    for block in range(0, n, ROUTING_BLOCK):
-        stop = min(block + ROUTING_BLOCK, n)
+    for first in range(0, n, block):
+        stop = min(first + block, n)
         for t in range(n_trees):
-            for i in range(block, stop):
+            for i in range(first, stop):
                 out[i, t, :] = leaf_values[_leaf(X, i, roots[t], feature, threshold, left, right)]
     return out
 
 
 @nb.njit(cache=True, nogil=True)
-def weighted_probabilities(X, roots, feature, threshold, left, right, leaf_values, w):
+def weighted_probabilities(X, roots, feature, threshold, left, right, leaf_values, w, block=ROUTING_BLOCK):
     """Class vectors sum_t w_t p_i^(t) of eq. (41), shape (n, C), without the (n, T, C) array."""
     n = X.shape[0]
     n_trees = roots.shape[0]
     n_classes = leaf_values.shape[1]
     out = np.zeros((n, n_classes))
-    for block in range(0, n, ROUTING_BLOCK):
-        stop = min(block + ROUTING_BLOCK, n)
+    for first in range(0, n, block):
+        stop = min(first + block, n)
         for t in range(n_trees):
-            for i in range(block, stop):
+            for i in range(first, stop):
                 leaf = _leaf(X, i, roots[t], feature, threshold, left, right)
                 for c in range(n_classes):
                     out[i, c] += w[t] * leaf_values[leaf, c]
