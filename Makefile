@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-scale-capped bench-mnist-ab soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-scale-capped bench-mnist-ab soak engine-equivalence reproduce ablation audit baselines metric mgs reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -138,6 +138,17 @@ bench-dask: install
 # part, into results/bench/fit_profile.csv (both fits: about as long as bench-scale's at that size).
 bench-profile: install
 	$(BIN)/python scripts/bench/bench_fit_profile.py --n-train 300000 --methods gcforest disdf --n-jobs 2 --record
+
+# The same profile at 10^6 HIGGS-shaped rows, each tree on at most 200,000 of them, over the fits'
+# first two levels (a whole fit takes 30-45 min): results/bench/fit_profile.csv (about 25 min).
+bench-profile-large: install
+	$(BIN)/python scripts/bench/bench_fit_profile.py --n-train 1000000 --methods disdf_capped gcforest_capped \
+		--max-levels 2 --n-jobs 2 --record
+
+# Routing examples through one forest at several block sizes and at the one routing_block chooses,
+# HIGGS-shaped and MNIST: results/bench/routing_block.csv (about 3 min).
+bench-routing: install
+	$(BIN)/python scripts/bench/bench_routing_block.py --record
 
 # Beyond the paper's datasets, regime (a): 43 KEEL tables, N = 100, 30 repetitions, six methods on the
 # same splits (configs/experiment/benchmark.yaml; the analysis declared in experiments/analysis/benchmark_plan.py).
