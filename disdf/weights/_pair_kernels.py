@@ -29,15 +29,25 @@ def manhattan_rows(tree_probabilities: np.ndarray, first: np.ndarray, second: np
     return q
 
 
-@nb.njit(cache=True, nogil=True)
 def pure_classes(tree_probabilities: np.ndarray) -> np.ndarray:
     """Entry (i, t): the class c if tree t gives example i the one-hot vector of c, else -1, shape (n, T).
 
     Fully grown trees end in pure leaves, so nearly every entry is one-hot; the
     Manhattan distance of two one-hot vectors is 0 or 2 without reading them.
+    int8 up to 128 classes (int16 beyond): the pair kernels read two rows of it per pair, at random,
+    and at large held-out sets those reads, not the arithmetic, take most of their time.
     """
     n, n_trees, n_classes = tree_probabilities.shape
-    pure = np.full((n, n_trees), -1, dtype=np.int16)
+    dtype = np.int8 if n_classes <= np.iinfo(np.int8).max + 1 else np.int16
+    pure = np.full((n, n_trees), -1, dtype=dtype)
+    _mark_pure(tree_probabilities, pure)
+    return pure
+
+
+@nb.njit(cache=True, nogil=True)
+def _mark_pure(tree_probabilities, pure):
+    """pure[i, t] = c where tree t gives example i the one-hot vector of c (other entries as they are)."""
+    n, n_trees, n_classes = tree_probabilities.shape
     for i in range(n):
         for t in range(n_trees):
             one = -1
@@ -50,7 +60,6 @@ def pure_classes(tree_probabilities: np.ndarray) -> np.ndarray:
                     break
             if one >= 0:
                 pure[i, t] = one
-    return pure
 
 
 @nb.njit(cache=True, nogil=True)
@@ -81,23 +90,62 @@ def manhattan_rows_of_pure(
     return q
 
 
+#: No sum of :func:`_touch_rows` reaches it (its entries are at least -2 and at most 2**15 - 1).
+_NEVER = -(2**62)
+
+
+@nb.njit(cache=True, nogil=True)
+def _touch_rows(pure, first, second):
+    """Read one entry per 64 bytes of the rows ``pure[first]`` and ``pure[second]``, and their sum.
+
+    At large held-out sets the batch's rows are far apart in memory, and the pass over a pair's trees
+    waits for them one pair after another; these reads depend on nothing but the indices, so the CPU
+    issues many at once, and the pairs' passes then find their rows in cache. The sum is compared
+    with :data:`_NEVER` so that the reads are not optimised away; it changes no number.
+    """
+    step = max(1, 64 // pure.itemsize)
+    total = 0
+    for b in range(first.shape[0]):
+        i, j = first[b], second[b]
+        for t in range(0, pure.shape[1], step):
+            total += np.int64(pure[i, t]) + np.int64(pure[j, t])
+    return total
+
+
 @nb.njit(cache=True, nogil=True)
 def sampled_hinge_sums(tree_probabilities, pure, first, second, w, tau, pull, example_weight):
     """Over the pairs (first[b], second[b]): pull = sum_b c_b max(0, S_b) Q_b and the return value
     sum_b c_b max(0, S_b)^2, with S_b = tau - <Q_b, w> and c_b the product of the pair's two
-    ``example_weight`` (ones: exactly the unweighted sums, as 1.0 * x == x); no (pairs, T) array."""
+    ``example_weight`` (ones: exactly the unweighted sums, as 1.0 * x == x); no (pairs, T) array.
+
+    Q_b^t is found and subtracted from S_b in one pass over the trees, in the order t = 0, 1, ...
+    of :func:`_manhattan_into` and the dot product it fed (the same numbers): two one-hot vectors give
+    2.0 * (classes differ), computed without a branch on whether they differ (a coin toss the CPU
+    cannot predict); any other pair sums over the classes as :func:`_manhattan_into` does.
+    """
     n_trees = w.shape[0]
+    n_classes = tree_probabilities.shape[2]
     row = np.empty(n_trees)
     for t in range(n_trees):
         pull[t] = 0.0
     value = 0.0
+    if _touch_rows(pure, first, second) == _NEVER:  # never true: it keeps the loads
+        pull[0] += 0.0
     for b in range(first.shape[0]):
-        _manhattan_into(tree_probabilities, pure, first[b], second[b], row)
+        i, j = first[b], second[b]
         slack = tau
         for t in range(n_trees):
-            slack -= row[t] * w[t]
+            a, c = pure[i, t], pure[j, t]
+            if a >= 0 and c >= 0:
+                q = 2.0 * np.float64(a != c)
+            else:
+                q = 0.0
+                for k in range(n_classes):
+                    q += abs(tree_probabilities[i, t, k] - tree_probabilities[j, t, k])
+            row[t] = q
+            slack -= q * w[t]
         if slack > 0.0:
-            weighted = example_weight[first[b]] * example_weight[second[b]] * slack
+            weighted = example_weight[i] * example_weight[j] * slack
             value += weighted * slack
             for t in range(n_trees):
                 pull[t] += weighted * row[t]
