@@ -34,3 +34,20 @@ def test_each_commit_is_a_column_and_tiny_parts_are_summed(tmp_path):
     assert "1,700 (71 %)" in growing and "1,100 (65 %)" in growing
     assert "| level scoring" not in text  # under half a percent everywhere: in "the other parts"
     assert "| the other parts" in text and "| fit: wall / CPU seconds | 1,200 / 2,400" in text
+
+
+def test_a_capped_fit_profiled_over_its_first_levels_has_a_table_of_its_own(tmp_path):
+    path = tmp_path / fit_profile.PROFILE_CSV
+    path.parent.mkdir(parents=True)
+    whole = profile_rows("abcdef1", 1100.0, 600.0)
+    first_two = [
+        row | {"method": "disdf_capped", "n_train": 1_000_000, "max_levels": 2}
+        for row in profile_rows("abcdef1", 500.0, 400.0)
+    ]
+    pd.DataFrame(whole + first_two).to_csv(path, index=False)
+    text = fit_profile.render(ReportContext(tmp_path, tmp_path)).markdown
+    assert "gcF, HIGGS-shaped, n = 300,000, T = 100, 2 jobs:" in text  # a whole fit: no level limit
+    assert (
+        "DisDF, trees ≤ 200k rows, HIGGS-shaped, n = 1,000,000, T = 100, 2 jobs, its first 2 levels only:"
+        in text
+    )

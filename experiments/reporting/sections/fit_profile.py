@@ -16,7 +16,7 @@ import pandas as pd
 
 from experiments.analysis.cells import LABELS
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.sections.scale import PROBLEM_NAMES
+from experiments.reporting.sections.scale import METHOD_NAMES, PROBLEM_NAMES
 from experiments.safety.provenance import read_measurements
 
 PROFILE_CSV = Path("results/bench/fit_profile.csv")
@@ -72,14 +72,20 @@ def section_markdown(profile: pd.DataFrame) -> str:
         "exclusive (a timed call inside another is charged once) and summed over the threads, so they add "
         "up to at most the jobs times the wall time; growing trees includes the presorting and binning done "
         "inside the compiled call. A column per commit measured: a change to the engine is shown "
-        "beside the fit before it.",
+        "beside the fit before it. At 10⁶ rows (`make bench-profile-large`) the fits stop after their "
+        "first two levels, as a whole fit takes 30–45 minutes.",
         "",
     ]
-    for (problem, n_train, method), rows in profile.groupby(["problem", "n_train", "method"], sort=False):
-        name, data = LABELS.get(method, method), PROBLEM_NAMES.get(problem, problem)
+    if "max_levels" not in profile:
+        profile = profile.assign(max_levels=float("nan"))
+    keys = ["problem", "n_train", "method", "max_levels"]
+    for (problem, n_train, method, max_levels), rows in profile.groupby(keys, sort=False, dropna=False):
+        name = METHOD_NAMES.get(method, LABELS.get(method, method))
+        data = PROBLEM_NAMES.get(problem, problem)
+        levels = "" if pd.isna(max_levels) else f", its first {int(max_levels)} levels only"
         lines += [
             f"{name}, {data}, n = {int(n_train):,}, T = {int(rows['n_trees'].iloc[0])}, "
-            f"{int(rows['n_jobs'].iloc[0])} jobs:",
+            f"{int(rows['n_jobs'].iloc[0])} jobs{levels}:",
             "",
             part_table(rows).to_markdown(index=False, disable_numparse=True),
             "",
