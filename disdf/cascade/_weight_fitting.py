@@ -24,6 +24,7 @@ from disdf.cascade._forest_fit import ForestFit, LevelFit
 from disdf.cascade._level_score import level_accuracy
 from disdf.forests._tree_leaves import TreeLeaves
 from disdf.weights import (
+    OneHotVectors,
     PairStatistics,
     SampledWeightProblem,
     WeightProblem,
@@ -67,9 +68,16 @@ class FoldProblem:
     def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
         if self.stats is not None:
             return WeightProblem(self.stats, point.lambda_, point.tau)
-        return SampledWeightProblem(
-            self.held.probabilities(), self.labels, point.lambda_, point.tau, self.seed, self.weights
-        )
+        vectors = held_out_vectors(self.held, self.weights)
+        return SampledWeightProblem(vectors, self.labels, point.lambda_, point.tau, self.seed, self.weights)
+
+
+def held_out_vectors(held: TreeLeaves, weights: np.ndarray | None) -> np.ndarray | OneHotVectors:
+    """What the pair-sampling solver reads of a held-out set: its classes when every vector is one-hot
+    and the examples are unweighted (fully grown trees; the same solution without building the
+    (n, T, C) probabilities), else the probabilities."""
+    vectors = OneHotVectors.of_rows(held.leaves, held.table) if weights is None else None
+    return held.probabilities() if vectors is None else vectors
 
 
 @dataclass(frozen=True)
@@ -90,11 +98,13 @@ class CrossFitPart:
     fold_weights: np.ndarray | None = None  # the whole set's example weights; None: unweighted
 
     def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
-        probabilities = self.held[self.fitting].probabilities()
+        held = self.held[self.fitting]
         labels = self.fold_labels[self.fitting]
         weights = None if self.fold_weights is None else self.fold_weights[self.fitting]
         if not self.exact:
-            return SampledWeightProblem(probabilities, labels, point.lambda_, point.tau, self.seed, weights)
+            vectors = held_out_vectors(held, weights)
+            return SampledWeightProblem(vectors, labels, point.lambda_, point.tau, self.seed, weights)
+        probabilities = held.probabilities()
         stats = (
             PairStatistics.from_tree_probabilities(probabilities, labels, weights)
             if self.whole_stats is None

@@ -21,7 +21,7 @@ from disdf.weights._registry import (
     reads_pair_statistics,
 )
 from disdf.weights._result import WeightSolution, WeightSolverError
-from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from disdf.weights._stochastic_frank_wolfe import OneHotVectors, SampledWeightProblem, stochastic_frank_wolfe
 from disdf.weights._uniform import uniform
 
 
@@ -96,6 +96,7 @@ __all__ = [
     "SOLVER_REGISTRY",
     "TAU",
     "TAU_MAX",
+    "OneHotVectors",
     "PairStatistics",
     "SampledWeightProblem",
     "SolverEntry",

@@ -45,6 +45,27 @@ def pure_classes(tree_probabilities: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True, nogil=True)
+def class_counts_of_pure(pure, codes, n_labels, n_classes):
+    """Entry (g, t, c): the examples of label code g (``codes``) that tree t gives the one-hot vector
+    of class c, for ``pure`` = :func:`pure_classes` with every entry one-hot (>= 0); int64."""
+    n, n_trees = pure.shape
+    counts = np.zeros((n_labels, n_trees, n_classes), dtype=np.int64)
+    for i in range(n):
+        g = codes[i]
+        for t in range(n_trees):
+            counts[g, t, pure[i, t]] += 1
+    return counts
+
+
+def pure_classes_of_rows(leaves: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """:func:`pure_classes` of the probabilities ``table[leaves]`` (shape (n, T, C)), without them:
+    entry (i, t) is the class of row ``leaves[i, t]`` of ``table`` if that row is a one-hot vector,
+    else -1 (the same dtype and numbers)."""
+    row_class = pure_classes(np.ascontiguousarray(table, dtype=np.float64)[:, None, :])[:, 0]
+    return row_class[leaves]
+
+
+@nb.njit(cache=True, nogil=True)
 def _mark_pure(tree_probabilities, pure):
     """pure[i, t] = c where tree t gives example i the one-hot vector of c (other entries as they are)."""
     n, n_trees, n_classes = tree_probabilities.shape
@@ -90,7 +111,7 @@ def manhattan_rows_of_pure(
     return q
 
 
-#: No sum of :func:`_touch_rows` reaches it (its entries are at least -2 and at most 2**15 - 1).
+#: No sum of :func:`_touch_rows` reaches it (its entries are at least -1 and at most 2**15 - 1).
 _NEVER = -(2**62)
 
 

@@ -36,11 +36,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from disdf._utils.parameters import Float, check_parameters
-from disdf.weights._pair_kernels import manhattan_rows_of_pure, pure_classes
+from disdf.weights._pair_kernels import class_counts_of_pure, manhattan_rows_of_pure, pure_classes
 
 
 def same_class_pi(
-    tree_probabilities: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+    tree_probabilities: np.ndarray,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    pure: np.ndarray | None = None,
 ) -> np.ndarray:
     """pi_t = sum over same-class pairs i < j of P_ij^t (times s_i s_j with example weights s), in
     closed form.
@@ -54,7 +57,12 @@ def same_class_pi(
     tree_probabilities : array of shape (n, T, C)
     y : array of shape (n,), class codes
     sample_weight : array of shape (n,) or None (every example weighs 1)
+    pure : :func:`~disdf.weights._pair_kernels.pure_classes` of the probabilities, or None. Without
+        example weights, when every vector is one-hot (fully grown trees), pi is counted from it
+        (:func:`one_hot_pi`): the same numbers without reading the (n, T, C) array twice per class.
     """
+    if sample_weight is None and pure is not None and _all_one_hot(pure, len(y)):
+        return one_hot_pi(pure, y, tree_probabilities.shape[2])
     n_trees = tree_probabilities.shape[1]
     pi = np.zeros(n_trees)
     for label in np.unique(y):
@@ -71,6 +79,30 @@ def same_class_pi(
         total = np.einsum("i,itc->tc", s, members)
         pi += s.sum() * np.einsum("i,itc,itc->t", s, members, members) - np.einsum("tc,tc->t", total, total)
     # The closed form subtracts two large numbers; rounding may leave -1e-13.
+    return np.maximum(pi, 0.0)
+
+
+def _all_one_hot(pure: np.ndarray, n_examples: int) -> bool:
+    """Whether :func:`one_hot_pi` applies: every entry one-hot, and n^2 exact in float64."""
+    return pure.size > 0 and n_examples < 2**26 and int(pure.min()) >= 0
+
+
+def one_hot_pi(pure: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """:func:`same_class_pi` without example weights when every vector a_it is one-hot: within a class
+    g of n_g members, sum_i ||a_it||^2 = n_g and sum_i a_it counts the members tree t sends to each
+    class, so pi_t = sum_g (n_g^2 - sum_c count_gtc^2).
+
+    Every term is a whole number below 2**53, so float64 holds it exactly and the sums in
+    :func:`same_class_pi`'s closed form give these numbers in any order: the same bits.
+    """
+    labels, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
+    counts = class_counts_of_pure(pure, codes.astype(np.intp), len(labels), n_classes)
+    pi = np.zeros(pure.shape[1])
+    for g, n_g in enumerate(sizes):
+        if n_g < 2:
+            continue
+        squares = counts[g].astype(np.float64) ** 2
+        pi += float(n_g) * float(n_g) - squares.sum(axis=1)
     return np.maximum(pi, 0.0)
 
 

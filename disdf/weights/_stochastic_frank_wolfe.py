@@ -30,19 +30,57 @@ from dataclasses import dataclass
 import numpy as np
 
 from disdf.weights._pair_kernels import (
-    manhattan_rows,
+    manhattan_rows_of_pure,
     pairs_of_uniforms,
     pure_classes,
+    pure_classes_of_rows,
     sampled_hinge_sums,
     stochastic_iterations,
 )
 from disdf.weights._problem import (
     check_lambda_tau,
     checked_example_weights,
+    one_hot_pi,
     quadratic_minimizer,
     same_class_pi,
 )
 from disdf.weights._result import WeightSolution
+
+
+@dataclass(frozen=True)
+class OneHotVectors:
+    """Per-tree class vectors that are all one-hot, kept as their classes instead of an (n, T, C) array.
+
+    ``classes[i, t]``: the class whose one-hot vector tree t gives example i (:func:`pure_classes` of
+    the probabilities, with no entry -1); ``n_classes``: C. Fully grown trees give only such vectors,
+    and the pair-sampling solver reads nothing else of them: Q_ij^t is 0 or 2 by the classes, and pi
+    counts them (:func:`~disdf.weights._problem.one_hot_pi`), so the solve gives the numbers it gives on
+    the probabilities without reading or building them.
+    """
+
+    classes: np.ndarray
+    n_classes: int
+
+    def __post_init__(self) -> None:
+        if self.classes.ndim != 2 or (self.classes.size and int(self.classes.min()) < 0):
+            raise ValueError(
+                "OneHotVectors needs classes of shape (n_examples, n_trees), every entry a class >= 0; "
+                f"got shape {self.classes.shape}"
+            )
+
+    @classmethod
+    def of_rows(cls, leaves: np.ndarray, table: np.ndarray) -> OneHotVectors | None:
+        """The vectors ``table[leaves]`` (shape (n, T, C)) as their classes if every one is one-hot,
+        else None; read from the table's rows, without building the vectors."""
+        classes = pure_classes_of_rows(leaves, table)
+        if classes.size and int(classes.min()) >= 0:
+            return cls(classes, table.shape[1])
+        return None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(n, T, C): the shape of the probabilities they stand for."""
+        return (*self.classes.shape, self.n_classes)
 
 
 class PairSampler:
@@ -53,14 +91,21 @@ class PairSampler:
     j uniformly among them; every unordered pair then has probability 1 / P.
     """
 
-    def __init__(self, tree_probabilities: np.ndarray, y: np.ndarray) -> None:
-        self.tree_probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
+    def __init__(self, tree_probabilities: np.ndarray | OneHotVectors, y: np.ndarray) -> None:
+        if isinstance(tree_probabilities, OneHotVectors):
+            # Never read: the kernels read probabilities only where a vector is not one-hot.
+            self.tree_probabilities = np.zeros((0, *tree_probabilities.shape[1:]))
+            shape: tuple[int, ...] = tree_probabilities.shape
+        else:
+            self.tree_probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
+            shape = self.tree_probabilities.shape
         y = np.asarray(y)
-        if self.tree_probabilities.ndim != 3 or self.tree_probabilities.shape[0] != y.shape[0]:
+        if len(shape) != 3 or shape[0] != y.shape[0]:
             raise ValueError(
                 "tree_probabilities must have shape (n_examples, n_trees, n_classes) "
-                f"matching y of length {y.shape[0]}; got {self.tree_probabilities.shape}"
+                f"matching y of length {y.shape[0]}; got {shape}"
             )
+        self.n_examples = shape[0]
         _, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
         self._codes = codes.astype(np.intp)
         self._by_class = np.argsort(codes, kind="stable").astype(np.intp)  # examples grouped by class
@@ -73,7 +118,11 @@ class PairSampler:
         self._first_cdf = np.cumsum(partners / total) if total else None
         if self._first_cdf is not None:
             self._first_cdf /= self._first_cdf[-1]
-        self._pure = pure_classes(self.tree_probabilities)
+        self._pure = (
+            tree_probabilities.classes
+            if isinstance(tree_probabilities, OneHotVectors)
+            else pure_classes(self.tree_probabilities)
+        )
 
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``size`` pairs (i, j), uniform over the different-class pairs, with replacement."""
@@ -95,7 +144,7 @@ class PairSampler:
 
     def q_rows(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Q_ij (Manhattan distances per tree) of the given pairs only, shape (len(first), T)."""
-        return manhattan_rows(self.tree_probabilities, first, second)
+        return manhattan_rows_of_pure(self.tree_probabilities, self._pure, first, second)
 
 
 def sampled_hinge(
@@ -113,7 +162,7 @@ def sampled_hinge(
     """
     first, second = sampler.sample(batch_size, rng)
     pull = np.empty(w.shape[0])
-    weights = _example_weights(example_weight, sampler.tree_probabilities.shape[0])
+    weights = _example_weights(example_weight, sampler.n_examples)
     value = sampled_hinge_sums(
         sampler.tree_probabilities,
         sampler._pure,
@@ -147,7 +196,7 @@ class SampledWeightProblem:
     the exact solvers'.
     """
 
-    tree_probabilities: np.ndarray
+    tree_probabilities: np.ndarray | OneHotVectors
     y: np.ndarray
     lambda_: float
     tau: float
@@ -157,10 +206,15 @@ class SampledWeightProblem:
     def __post_init__(self) -> None:
         check_lambda_tau(self.lambda_, self.tau, type(self).__name__)
         checked_example_weights(self.sample_weight, int(np.shape(self.y)[0]))
+        if isinstance(self.tree_probabilities, OneHotVectors) and self.sample_weight is not None:
+            raise ValueError(
+                "SampledWeightProblem: OneHotVectors without sample_weight only (weighted pairs' pi is "
+                "summed from the probabilities)"
+            )
 
     @property
     def n_trees(self) -> int:
-        return int(np.shape(self.tree_probabilities)[1])
+        return int(self.tree_probabilities.shape[1])
 
 
 def stochastic_frank_wolfe(
@@ -192,7 +246,11 @@ def stochastic_frank_wolfe(
     sampler = PairSampler(tree_probabilities, y)
     sample_weight = checked_example_weights(problem.sample_weight, len(np.asarray(y)))
     example_weight = _example_weights(sample_weight, len(np.asarray(y)))
-    quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y), sample_weight) + lambda_
+    if isinstance(tree_probabilities, OneHotVectors):
+        quadratic = one_hot_pi(sampler._pure, np.asarray(y), tree_probabilities.n_classes) + lambda_
+    else:
+        quadratic = same_class_pi(sampler.tree_probabilities, np.asarray(y), sample_weight, sampler._pure)
+        quadratic = quadratic + lambda_
     n_trees = quadratic.shape[0]
     w = quadratic_minimizer(quadratic) if w0 is None else np.asarray(w0, dtype=float).copy()
     w = np.ascontiguousarray(w, dtype=np.float64)

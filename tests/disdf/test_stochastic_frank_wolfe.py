@@ -248,3 +248,44 @@ def test_the_batch_sums_are_those_of_the_plain_loops_bit_for_bit(n_classes):
         got = np.empty(9)
         assert sampled_hinge_sums(probabilities, held, first, second, w, tau, got, weights) == value
         assert got.tolist() == pull
+
+
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_one_hot_vectors_kept_as_classes_give_the_solution_of_the_probabilities(n_classes):
+    """Every held-out vector one-hot (fully grown trees): the solve on their classes, read from the
+    leaf table's rows without building the (n, T, C) array, is the solve on the probabilities, bit for
+    bit; a table row that is not one-hot, or example weights, keep the probabilities."""
+    from disdf.weights import OneHotVectors
+
+    rng = np.random.default_rng(n_classes)
+    table = np.vstack([np.eye(n_classes), rng.dirichlet(np.ones(n_classes), 3)])  # rows C.. are mixed
+    leaves = rng.integers(0, n_classes, (300, 11)).astype(np.int32)
+    y = rng.integers(0, n_classes, 300)
+    vectors = OneHotVectors.of_rows(leaves, table)
+    assert vectors is not None and vectors.shape == (300, 11, n_classes)
+    np.testing.assert_array_equal(vectors.classes, leaves)
+    probabilities = table[leaves]
+    for lambda_, tau, w0 in [(0.0, 1.0, None), (0.5, 0.3, rng.dirichlet(np.ones(11)))]:
+        problems = [SampledWeightProblem(h, y, lambda_, tau, 5) for h in (probabilities, vectors)]
+        solutions = [stochastic_frank_wolfe(p, batch_size=64, max_iter=150, w0=w0) for p in problems]
+        assert solutions[0].w.tobytes() == solutions[1].w.tobytes()
+        assert (solutions[0].objective, solutions[0].gap) == (solutions[1].objective, solutions[1].gap)
+    leaves[7, 3] = n_classes + 1  # a mixed row
+    assert OneHotVectors.of_rows(leaves, table) is None
+    with pytest.raises(ValueError, match="sample_weight"):
+        SampledWeightProblem(vectors, y, 0.0, 1.0, sample_weight=np.ones(300))
+    with pytest.raises(ValueError, match="a class >= 0"):
+        OneHotVectors(np.full((3, 2), -1), n_classes)
+
+
+def test_the_cascade_hands_the_solver_classes_only_when_unweighted_and_all_one_hot():
+    from disdf.cascade._weight_fitting import held_out_vectors
+    from disdf.forests._tree_leaves import TreeLeaves
+    from disdf.weights import OneHotVectors
+
+    table = np.vstack([np.eye(2), [[0.5, 0.5]]])
+    pure = TreeLeaves(np.array([[0, 1], [1, 1]], dtype=np.int32), table)
+    mixed = TreeLeaves(np.array([[0, 2], [1, 1]], dtype=np.int32), table)
+    assert isinstance(held_out_vectors(pure, None), OneHotVectors)
+    np.testing.assert_array_equal(held_out_vectors(pure, np.ones(2)), table[pure.leaves])
+    np.testing.assert_array_equal(held_out_vectors(mixed, None), table[mixed.leaves])

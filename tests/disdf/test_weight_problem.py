@@ -146,3 +146,29 @@ def test_q_of_one_hot_pairs_is_the_sum_over_classes_bit_for_bit():
     q = different_class_q(probabilities, y)
     np.testing.assert_array_equal(q, manhattan_rows(probabilities, *different_class_pairs(y)))
     assert set(np.unique(q[q.astype(int) == q])) == {0.0, 2.0}  # both shortcuts occur
+
+
+@pytest.mark.parametrize(("n", "n_trees", "n_classes"), [(40, 7, 2), (300, 12, 3), (500, 5, 10)])
+def test_pi_counted_from_one_hot_vectors_is_the_closed_form_bit_for_bit(n, n_trees, n_classes):
+    """Every vector one-hot and no example weights: pi from the pure classes' counts equals the
+    closed form on the probabilities, bit for bit; a vector that is not one-hot, or example weights,
+    take the closed form."""
+    from disdf.weights import _problem
+    from disdf.weights._pair_kernels import pure_classes
+
+    rng = np.random.default_rng(n)
+    y = rng.integers(0, n_classes, n)
+    y[:2] = 0  # a class with members to pair
+    probabilities = np.eye(n_classes)[rng.integers(0, n_classes, (n, n_trees))]
+    pure = pure_classes(probabilities)
+    counted = _problem.same_class_pi(probabilities, y, pure=pure)
+    assert counted.tobytes() == _problem.same_class_pi(probabilities, y).tobytes()
+    assert np.array_equal(counted, _problem.one_hot_pi(pure, y, n_classes)) and counted.max() > 0
+    mixed = probabilities.copy()
+    mixed[0, 0] = np.full(n_classes, 1 / n_classes)
+    weights = rng.random(n)
+    for probs, sample_weight in [(mixed, None), (probabilities, weights)]:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_problem, "one_hot_pi", None)  # not called: the closed form runs
+            got = _problem.same_class_pi(probs, y, sample_weight, pure_classes(probs))
+        assert got.tobytes() == _problem.same_class_pi(probs, y, sample_weight).tobytes()

@@ -56,9 +56,9 @@ def routing_block(X: np.ndarray, n_trees: int, *node_arrays: np.ndarray) -> int:
 
     Why: a block pays for each tree's nodes once, and for its rows of X once per tree unless they
     stay in cache. Wide rows and small trees (MNIST: 3 KB per row, 22,000 nodes per tree) route
-    fastest in small blocks, which keep the rows in cache; narrow rows and large trees (28 features,
-    trees of 200,000 examples: 144 bytes per row, 1.5 MB per tree) in large ones, which load each tree
-    fewer times (results/bench/routing_block.csv).
+    fastest in small blocks, which keep the rows in cache; narrow rows and large trees (HIGGS-shaped:
+    112-144 bytes per row; a completely-random tree of 200,000 examples: 1.5 MB) in large ones, which
+    load each tree fewer times (results/bench/routing_block.csv).
     """
     node_bytes = sum(array.itemsize for array in node_arrays)
     tree_bytes = node_arrays[0].shape[0] * node_bytes / max(n_trees, 1)
