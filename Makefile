@@ -144,8 +144,8 @@ bench-profile: install
 # The same profile at 10^6 HIGGS-shaped rows, each tree on at most 200,000 of them, over the fits'
 # first two levels (a whole fit takes 30-45 min): results/bench/fit_profile.csv (about 25 min).
 bench-profile-large: install
-	$(BIN)/python scripts/bench/bench_fit_profile.py --n-train 1000000 --methods disdf_capped gcforest_capped \
-		--max-levels 2 --n-jobs 2 --record
+	$(BIN)/python scripts/bench/bench_fit_profile.py --record --n-train 1000000 --max-levels 2 --n-jobs 2 \
+		--methods disdf_capped gcforest_capped
 
 # Routing examples through one forest at several block sizes and at the one routing_block chooses,
 # HIGGS-shaped and MNIST: results/bench/routing_block.csv (about 3 min).
