@@ -20,6 +20,7 @@ from disdf.forests import PlainForestClassifier
 from disdf.metric import EmbeddingKNeighborsClassifier
 from disdf.scanning import MultiGrainedScanner, scanning_pipeline
 from disdf.weights import (
+    OneHotVectors,
     PairStatistics,
     SampledWeightProblem,
     WeightProblem,
@@ -39,6 +40,7 @@ __all__ = [
     "InvalidParameterError",
     "ModelVersionError",
     "MultiGrainedScanner",
+    "OneHotVectors",
     "PairStatistics",
     "PlainForestClassifier",
     "SampledWeightProblem",

@@ -51,8 +51,8 @@ from disdf.weights._result import WeightSolution
 class OneHotVectors:
     """Per-tree class vectors that are all one-hot, kept as their classes instead of an (n, T, C) array.
 
-    ``classes[i, t]``: the class whose one-hot vector tree t gives example i (:func:`pure_classes` of
-    the probabilities, with no entry -1); ``n_classes``: C. Fully grown trees give only such vectors,
+    ``classes[i, t]``: the class whose one-hot vector tree t gives example i (``pure_classes`` of the
+    probabilities, with no entry -1); ``n_classes``: C. Fully grown trees give only such vectors,
     and the pair-sampling solver reads nothing else of them: Q_ij^t is 0 or 2 by the classes, and pi
     counts them (:func:`~disdf.weights._problem.one_hot_pi`), so the solve gives the numbers it gives on
     the probabilities without reading or building them.
