@@ -96,9 +96,11 @@ class PairSampler:
             # Never read: the kernels read probabilities only where a vector is not one-hot.
             self.tree_probabilities = np.zeros((0, *tree_probabilities.shape[1:]))
             shape: tuple[int, ...] = tree_probabilities.shape
+            pure = tree_probabilities.classes
         else:
             self.tree_probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
             shape = self.tree_probabilities.shape
+            pure = None  # computed once the shape is checked
         y = np.asarray(y)
         if len(shape) != 3 or shape[0] != y.shape[0]:
             raise ValueError(
@@ -118,11 +120,7 @@ class PairSampler:
         self._first_cdf = np.cumsum(partners / total) if total else None
         if self._first_cdf is not None:
             self._first_cdf /= self._first_cdf[-1]
-        self._pure = (
-            tree_probabilities.classes
-            if isinstance(tree_probabilities, OneHotVectors)
-            else pure_classes(self.tree_probabilities)
-        )
+        self._pure = pure_classes(self.tree_probabilities) if pure is None else pure
 
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``size`` pairs (i, j), uniform over the different-class pairs, with replacement."""

@@ -29,11 +29,11 @@ y = np.arange(30) % 3
 problem = SampledWeightProblem(probabilities, y, 1.0, 1.0, random_state=0)
 print(repr(stochastic_frank_wolfe(problem, batch_size=16, max_iter=20).w.tolist()))
 """
-#: The Manhattan distance of two different one-hot vectors in the sampled pairs' kernel
-#: (sampled_hinge_sums, which the cached iterations call); 0 after the edit, so that no hinge pulls
-#: and the weights follow the quadratic term alone.
-ORIGINAL = "q = 2.0 * np.float64(a != c)"
-EDITED = "q = 0.0 * np.float64(a != c)  # edited by the test"
+#: The Manhattan distance of two different one-hot vectors in the pair kernels (_manhattan_entry, which
+#: the cached iterations call through sampled_hinge_sums); 0 after the edit, so that no hinge pulls and
+#: the weights follow the quadratic term alone.
+ORIGINAL = "return 2.0 * np.float64(a != b)"
+EDITED = "return 0.0 * np.float64(a != b)  # edited by the test"
 
 
 def _solve(source: Path, cache: Path) -> str:
