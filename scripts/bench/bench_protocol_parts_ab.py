@@ -11,7 +11,8 @@ up or slows down steadily over the session charges both versions alike; one warm
 (``--splits 1``, not kept) fills the compiled kernels' on-disk caches first. A row per run: its
 pair and position, the version (baseline or candidate) and its commit, the protocol's core-minutes
 by part (:func:`experiments.reporting.sections.speed.core_minutes_by_part`), the run's user and
-system CPU seconds, and :data:`MARGIN`.
+system CPU seconds, :data:`MARGIN`, and ``--why`` (when given: why this comparison was run, e.g. a
+rerun decided after seeing an earlier one, which the report then says).
 
 The speed report tests non-inferiority on these rows: is the candidate's core-minutes at most
 MARGIN above the baseline's (one-sided t-test of the pairs' log ratios)? The margin is declared
@@ -103,6 +104,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3, help="runs of each version (default 3)")
     parser.add_argument("--splits", type=int, default=2, help="headline splits per cell and run (default 2)")
     parser.add_argument("--output", type=Path, help="the CSV to write (overrides --record)")
+    parser.add_argument(
+        "--why", default="", help="why this comparison was run, e.g. after which result (kept in every row)"
+    )
     add_record_flag(parser)
     args = parser.parse_args()
     if args.pairs < 2 or args.splits < 1:
@@ -122,6 +126,8 @@ def main() -> None:
             rows = alternate(checkouts, commits, args.pairs, args.splits, Path(folder))
         finally:
             git("worktree", "remove", "--force", str(baseline))
+    if args.why:  # the report says why a comparison was run when it was decided after another's result
+        rows = [row | {"why": args.why} for row in rows]
     write_csv(output, rows, float_format="%.4f")
     print(pd.DataFrame(rows).drop(columns="version_commit").to_string(index=False))
 

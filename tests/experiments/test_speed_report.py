@@ -265,3 +265,17 @@ def test_full_mnist_before_and_after_gives_each_run_and_the_ratio_of_the_means(t
     assert list(table["candidate / baseline"]) == ["0.800", "0.800"]
     assert table.loc[LABELS["disdf"], "baseline (aaa1111): fit (min)"] == "15.0"
     assert table.loc[LABELS["gcforest"], "candidate (bbb2222): fit (min)"] == "8.0"
+
+
+def test_a_comparison_run_for_a_stated_reason_says_it_before_its_verdict(tmp_path):
+    bench = tmp_path / "bench"
+    reason = "Run after the 3-pair comparison was inconclusive"
+    _write(
+        bench / "protocol_parts_ab_rerun.csv",
+        _alternated_runs([1.0, 1.01, 0.99]).assign(why=reason).to_dict("records"),
+    )
+    _write(bench / "protocol_parts_ab.csv", _alternated_runs([1.0, 1.01, 0.99]).to_dict("records"))
+    blocks = [line for line in protocol_blocks(tmp_path) if "non-inferiority p" in line]
+    assert len(blocks) == 2
+    assert blocks[0].startswith("The protocol's core-minutes")  # no reason given: none said
+    assert blocks[1].startswith(reason + ". The protocol's core-minutes")

@@ -355,14 +355,16 @@ def parts_ab_verdict(runs: pd.DataFrame, alpha: float = 0.05) -> dict:
 
 
 def parts_ab_sentence(runs: pd.DataFrame, file_name: str = "protocol_parts_ab.csv") -> str:
-    """The comparison's command, verdict and margin; ``file_name``: its file in results/bench/ (the
-    command names it unless it is the script's default)."""
+    """The comparison's reason when its rows give one (``why``), its command, verdict and margin;
+    ``file_name``: its file in results/bench/ (the command names it unless it is the script's default)."""
     verdict = parts_ab_verdict(runs)
     output = "" if file_name == "protocol_parts_ab.csv" else f" --output results/bench/{file_name}"
     commits = runs.groupby("version")["version_commit"].first()
     conclusion = "not worse." if verdict["not_worse"] else "not shown to be not worse."
+    why = runs["why"].dropna().iloc[0] if "why" in runs and runs["why"].notna().any() else ""
     return (
-        f"The protocol's core-minutes, {commits['candidate']} against {commits['baseline']}, each run by "
+        (f"{why.rstrip('.')}. " if why else "")
+        + f"The protocol's core-minutes, {commits['candidate']} against {commits['baseline']}, each run by "
         "its own checkout's parts benchmark in alternation (`python scripts/bench/bench_protocol_parts_ab.py "
         f"--baseline {commits['baseline']} --pairs {verdict['pairs']}{output}`; AB BA ... so that a steady "
         f"drift of the machine charges both alike; {runs['date'].iloc[0]}): candidate / baseline "
