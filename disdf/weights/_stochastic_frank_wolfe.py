@@ -212,7 +212,8 @@ class SampledWeightProblem:
 
     @property
     def n_trees(self) -> int:
-        return int(self.tree_probabilities.shape[1])
+        vectors = self.tree_probabilities  # np.shape keeps nested lists working; it cannot read OneHotVectors
+        return int((vectors.shape if isinstance(vectors, OneHotVectors) else np.shape(vectors))[1])
 
 
 def stochastic_frank_wolfe(

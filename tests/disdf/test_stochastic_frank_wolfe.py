@@ -270,6 +270,8 @@ def test_one_hot_vectors_kept_as_classes_give_the_solution_of_the_probabilities(
         solutions = [stochastic_frank_wolfe(p, batch_size=64, max_iter=150, w0=w0) for p in problems]
         assert solutions[0].w.tobytes() == solutions[1].w.tobytes()
         assert (solutions[0].objective, solutions[0].gap) == (solutions[1].objective, solutions[1].gap)
+    assert SampledWeightProblem(vectors, y, 0.0, 1.0).n_trees == 11
+    assert SampledWeightProblem(probabilities.tolist(), y, 0.0, 1.0).n_trees == 11  # array-likes too
     leaves[7, 3] = n_classes + 1  # a mixed row
     assert OneHotVectors.of_rows(leaves, table) is None
     with pytest.raises(ValueError, match="sample_weight"):
