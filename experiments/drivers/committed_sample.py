@@ -41,7 +41,7 @@ from experiments.running.unit import TIMING_FIELDS
 #: accuracy, depth and every level's score do not.
 BUILD_DEPENDENT_FIELDS = ("solver_mean_iter", "solver_max_relative_gap")
 #: Where and by what code a record was made, should a record ever hold it: not a result.
-PROVENANCE_FIELDS = ("machine", "commit", "libraries")
+PROVENANCE_FIELDS = ("machine", "commit", "start_commit", "start_dirty", "end_commit", "libraries")
 #: The fields a rerun may change: everything else must equal the committed record.
 IGNORED_FIELDS = frozenset(TIMING_FIELDS + BUILD_DEPENDENT_FIELDS + PROVENANCE_FIELDS)
 #: The field of a :class:`Difference` that says a whole record is on one side only.

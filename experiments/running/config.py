@@ -59,6 +59,10 @@ class ProtocolConfig:
     #: "holdout" (the paper's) or "5x2cv": Dietterich's 5 x 2-fold CV on at most N rows per dataset
     #: (protocol.Ns holds the one row cap; repetitions 10; running.cross_validation).
     split_scheme: str = "holdout"
+    #: Keep each record's confusion counts (``confusion``: rows the true class, columns the predicted,
+    #: over the classes of the dataset, sorted), so that a metric other than accuracy (the benchmark's
+    #: balanced accuracy) is computed from the records without refitting. Adds a field; changes no number.
+    record_confusion: bool = False
 
 
 @dataclass

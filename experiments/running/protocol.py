@@ -75,6 +75,8 @@ class ProtocolPlan:
     data_dir: str | None = None
     #: "holdout" (the paper's) or "5x2cv" (:mod:`experiments.running.cross_validation`; N is the row cap).
     split_scheme: str = "holdout"
+    #: Each record carries its confusion counts (:class:`experiments.running.config.ProtocolConfig`).
+    record_confusion: bool = False
 
     def __post_init__(self) -> None:
         """Refuse an impossible grid as the plan is decided: each message names the setting."""

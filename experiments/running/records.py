@@ -132,6 +132,28 @@ def record_problem(record: object, dataset: str) -> str | None:
             f"field 'accuracy' is {record['accuracy']!r}, not a whole number of its {record['n_test']} "
             "test examples"
         )
+    if "confusion" in record:
+        return confusion_problem(record)
+    return None
+
+
+def confusion_problem(record: dict) -> str | None:
+    """Why a record's ``confusion`` counts (``protocol.record_confusion``) disagree with its test set
+    and accuracy, or None."""
+    counts = record["confusion"]
+    square = isinstance(counts, list) and all(
+        isinstance(row, list) and len(row) == len(counts) for row in counts
+    )
+    if not square or not all(
+        isinstance(c, int) and not isinstance(c, bool) and c >= 0 for r in counts for c in r
+    ):
+        return "field 'confusion' is not a square table of counts"
+    if sum(map(sum, counts)) != record["n_test"]:
+        return (
+            f"field 'confusion' counts {sum(map(sum, counts))} test examples, not n_test = {record['n_test']}"
+        )
+    if sum(counts[i][i] for i in range(len(counts))) != round(record["accuracy"] * record["n_test"]):
+        return f"field 'confusion' disagrees with accuracy {record['accuracy']!r} on the correct predictions"
     return None
 
 

@@ -60,9 +60,9 @@ def run_units(
         remove_leftovers(output)
         store = RecordStore(output / "raw")
         todo, n_units = missing_units(plan, store)
-        started = time.time()
+        started, start_commit = time.time(), code_commit()
         completed, interrupted, workers = run_missing(plan, store, pools, todo, force_exit_after)
-        summary = run_summary(plan, started, completed, n_units, interrupted, workers)
+        summary = run_summary(plan, started, completed, n_units, interrupted, workers, start_commit)
         if completed:
             append_json_lines(output / "runs.jsonl", [summary])
         if then is not None and not (interrupted or stop_requested()):
@@ -112,7 +112,15 @@ def run_missing(
     def job(units: list[Unit]):
         seed = plan.protocol.split_seed(units[0])
         split = plan.protocol.split(pools[units[0].dataset], units[0], seed)
-        return delayed(run_split)(units, split, dict(plan.specs), seed, context, runtime.share_first_level)
+        return delayed(run_split)(
+            units,
+            split,
+            dict(plan.specs),
+            seed,
+            context,
+            runtime.share_first_level,
+            plan.protocol.record_confusion,
+        )
 
     completed = 0
     try:
@@ -158,9 +166,19 @@ def say_solver_failures(records: list[dict]) -> None:
 
 
 def run_summary(
-    plan: RunPlan, started: float, completed: int, units_total: int, interrupted: bool, workers: int
+    plan: RunPlan,
+    started: float,
+    completed: int,
+    units_total: int,
+    interrupted: bool,
+    workers: int,
+    start_commit: str,
 ) -> dict:
-    """The line a run appends to runs.jsonl: what ran, how long, where."""
+    """The line a run appends to runs.jsonl: what ran, how long, where, and from which code:
+    ``start_commit`` (taken before the first unit, "+" when disdf/ or experiments/ had uncommitted
+    changes) and ``start_dirty``; ``end_commit`` only when the checkout moved during the run (the code
+    in memory stays the start's, but worker processes may import the new one)."""
+    end_commit = code_commit()
     return {
         "experiment": plan.experiment_name,
         "config_hash": plan.config_hash,
@@ -174,7 +192,9 @@ def run_summary(
         "n_jobs": workers,
         "machine": f"{platform.node()} {platform.machine()} {platform.processor()}".strip(),
         "version": disdf.__version__,
-        "commit": code_commit(),
+        "start_commit": start_commit,
+        "start_dirty": start_commit.endswith("+"),
+        **({"end_commit": end_commit} if end_commit != start_commit else {}),
         "libraries": library_versions(),
     }
 

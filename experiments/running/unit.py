@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 from hydra.utils import get_object, instantiate
+from sklearn.metrics import balanced_accuracy_score, confusion_matrix
 
 from disdf import CascadeForestClassifier, WeightSolverError
 from disdf.cascade._shared_first_level import fit_sharing_first_level
@@ -65,16 +66,24 @@ def solver_summary(estimator) -> dict[str, Any]:
 
 
 def run_split(
-    units: list[Unit], split: Split, specs: dict[str, dict], seed: int, context: dict, share: bool = True
+    units: list[Unit],
+    split: Split,
+    specs: dict[str, dict],
+    seed: int,
+    context: dict,
+    share: bool = True,
+    confusion: bool = False,
 ) -> list[dict]:
     """The records of the units of one split (same dataset, N, repetition): accuracy, depth, timings.
 
     With ``share``, level 1 is grown once for all of them (exact, see
     :mod:`disdf.cascade._shared_first_level`); its time is ``shared_fit_seconds`` of every record,
-    and ``fit_seconds`` is each unit's own remaining fit time.
+    and ``fit_seconds`` is each unit's own remaining fit time. With ``confusion``
+    (``protocol.record_confusion``), each record also keeps its test predictions' confusion counts and
+    balanced accuracy (:func:`confusion_fields`).
     """
     try:
-        return _run_split(units, split, specs, seed, context, share)
+        return _run_split(units, split, specs, seed, context, share, confusion)
     except WeightSolverError as error:
         first = units[0]
         raise WeightSolverError(
@@ -85,7 +94,19 @@ def run_split(
         ) from error
 
 
-def _run_split(units, split, specs, seed, context, share) -> list[dict]:
+def confusion_fields(y_true: np.ndarray, y_pred: np.ndarray, y_train: np.ndarray) -> dict[str, Any]:
+    """``confusion``: counts with rows the true class and columns the predicted one, over the sorted
+    classes of the split (training and test labels), so any metric of the predictions is computed later
+    without refitting; ``balanced_accuracy``: the mean recall over the test set's classes (scikit-learn's
+    ``balanced_accuracy_score``)."""
+    labels = np.unique(np.concatenate([y_train, y_true]))
+    return {
+        "confusion": confusion_matrix(y_true, y_pred, labels=labels).tolist(),
+        "balanced_accuracy": float(balanced_accuracy_score(y_true, y_pred)),
+    }
+
+
+def _run_split(units, split, specs, seed, context, share, confusion) -> list[dict]:
     estimators = [make_estimator(unit, specs, seed) for unit in units]
     with warnings.catch_warnings(record=True) as caught:
         # e.g. a class rarer than the folds: kept in the record, not printed per unit
@@ -123,6 +144,7 @@ def _run_split(units, split, specs, seed, context, share) -> list[dict]:
                     else {}
                 ),
                 "warnings": sorted({str(w.message) for w in caught}),
+                **(confusion_fields(split.y_test, predictions, split.y_train) if confusion else {}),
                 **context,
             }
         )

@@ -178,7 +178,7 @@ def uninterrupted(tmp_path_factory, data_dir):
 def test_end_to_end_run_writes_records_tables_report_and_figures(uninterrupted):
     output, summary = uninterrupted
     assert summary["units_run"] == 2 * 2 * 2  # datasets x methods x repetitions
-    assert summary["libraries"] == library_versions() and summary["commit"]  # which builds ran it
+    assert summary["libraries"] == library_versions() and summary["start_commit"]  # which builds ran it
     records = all_records(output)
     assert len(records) == 8
     assert {r["method"] for r in records} == {"gcforest", "disdf"}

@@ -56,7 +56,7 @@ def headline_runs(runs_file: Path) -> pd.DataFrame:
                 rows.append(
                     {
                         "started": run["started"][:16].replace("T", " "),
-                        "commit": run.get("commit", "not recorded"),
+                        "commit": run.get("start_commit", run.get("commit", "not recorded")),
                         "config": run["config_hash"],
                         "engine": run["engine"],
                         "n_jobs": run["n_jobs"],
