@@ -33,6 +33,8 @@ class RuleSet:
     commit: str
     date: str
     module: str
+    #: What the rule set decided and counted: table "rows" (until 2026-11-25) or "sentences".
+    unit: str = "rows"
 
     @property
     def short(self) -> str:
@@ -44,6 +46,12 @@ RULE_SETS = (
     RuleSet(
         "a5b09ee2ab24ed16cbdf9726d100cb9389743b67", "2026-11-25 15:00", "experiments.reporting.paper_claims"
     ),
+    RuleSet(
+        "a2945393aa150f0eca4dcfc54c7045aee3556f97",
+        "2026-11-27 07:28",
+        "experiments.analysis.paper_claims",
+        unit="sentences",
+    ),
 )
 #: When the records and the rules were committed (UTC, `git log`), in the order it happened.
 TIMELINE = (
@@ -52,10 +60,16 @@ TIMELINE = (
     "margin (then for the claims about T only) at 03:01 (68e2c32), beside an audit report reading those "
     "records; today's records (DisDF cross-fitted) at 03:37 (8f9dfd2); the rules rewritten on 2026-11-25 "
     "at 15:00 (a5b09ee: “outperforms” no longer refuted by non-significance, “largest” a fixed contrast "
-    "instead of our argmax) and on 2026-11-27 (these). No rule or margin preceded the records. Columns "
-    "{columns}: those rules' own code from git on today's records (✔ confirmed, ✘ refuted, ? not decided, "
-    "per table row they counted; 68e2c32's 20 include a claim it ascribed to the conclusion, which does "
-    f"not make it: ✘; `scripts/tools/claim_rule_history.py` → `{HISTORY_CSV}`)."
+    "instead of our argmax), on 2026-11-27 at 07:28 (a294539: decided at the split, counted as sentences, "
+    "equivalence within ±1 checked before a one-sided test against 0) and on 2026-11-28 (these: one "
+    "threshold, the margin, for confirming and refuting; sentences 3 and 12 coded as the paper's own "
+    "tables read them; a sentence the paper's own table does not satisfy not counted), after an "
+    "independent review showed that the 11-27 rule turned a fixed gain from confirmed to refuted as "
+    "splits were added. No rule or margin preceded the records, and each rewrite was made after they "
+    "had been read. Columns {columns}: those rules' own code from git on today's records (✔ confirmed, "
+    "✘ refuted, ? not decided, per table row or sentence they counted; 68e2c32's 20 rows include a claim "
+    "it ascribed to the conclusion, which does not make it: ✘; `scripts/tools/claim_rule_history.py` → "
+    f"`{HISTORY_CSV}`)."
 )
 
 
@@ -115,7 +129,7 @@ def earlier_columns(history: pd.DataFrame, decisions: list[Decision]) -> dict[st
         if mine.empty:
             continue
         cells = [_cell(list(mine[mine["sentence"] == d.sentence.number]["verdict"])) for d in decisions]
-        columns[f"{s.short} ({s.date[5:10]})"] = [*cells, _count(list(mine["verdict"]), "rows")]
+        columns[f"{s.short} ({s.date[5:10]})"] = [*cells, _count(list(mine["verdict"]), s.unit)]
     return columns
 
 

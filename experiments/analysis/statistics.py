@@ -151,13 +151,13 @@ def paired_wilcoxon_pratt(treatment: np.ndarray, baseline: np.ndarray) -> float:
 
 
 def contrast_over_independent_groups(
-    contrasts: list[np.ndarray], resampling_terms: list[float] | None = None
+    contrasts: list[np.ndarray], resampling_terms: list[float] | None = None, level: float = 0.95
 ) -> dict:
     """A contrast summed over independent groups (here: the training sizes N, whose splits are
     independent), each group holding its per-split contrast values.
 
     Estimate Σ_g mean_g; variance Σ_g var_g/n_g; two-sided t-test with Welch–Satterthwaite degrees of
-    freedom; ``ci_low``/``ci_high`` the 95 % interval.
+    freedom; ``ci_low``/``ci_high`` the two-sided interval at ``level`` (95 % unless asked).
 
     ``resampling_terms`` (one per group, in the order of ``contrasts``) applies Nadeau & Bengio's (2003,
     Machine Learning 52:239) corrected resampled t: when a group's n_g values are random train/test
@@ -179,7 +179,7 @@ def contrast_over_independent_groups(
     se = float(np.sqrt(variance))
     # constant contrasts: certain (p = 0) unless exactly 0 (p = 1)
     p = float(2 * stats.t.sf(abs(estimate / se), df)) if se > 0 else float(estimate == 0)
-    half = float(stats.t.ppf(0.975, df) * se) if se > 0 else 0.0
+    half = float(stats.t.ppf(0.5 + level / 2, df) * se) if se > 0 else 0.0
     return {
         "mean": estimate,
         "ci_low": estimate - half,
@@ -196,6 +196,33 @@ def contrast_below_p(result: dict, size: float) -> float:
     if result["se"] == 0:
         return 0.0 if result["mean"] < size else 1.0
     return float(stats.t.cdf((result["mean"] - size) / result["se"], result["df"]))
+
+
+def margin_p_values(result: dict, margin: float) -> dict[str, float]:
+    """The one-sided p-values of a result of :func:`contrast_over_independent_groups` against the
+    thresholds ±``margin`` (t with its Welch–Satterthwaite df): ``above_plus`` (H0 "contrast ≤ +m"),
+    ``below_plus`` (H0 "≥ +m"), ``above_minus`` (H0 "≤ −m"), ``below_minus`` (H0 "≥ −m") and ``tost``,
+    the larger of ``above_minus`` and ``below_plus``. A constant contrast (se = 0) is certain: 0 when the
+    inequality holds strictly, else 1."""
+    mean, se, df = result["mean"], result["se"], result["df"]
+
+    def above(threshold: float) -> float:
+        if se == 0:
+            return 0.0 if mean > threshold else 1.0
+        return float(stats.t.sf((mean - threshold) / se, df))
+
+    def below(threshold: float) -> float:
+        if se == 0:
+            return 0.0 if mean < threshold else 1.0
+        return float(stats.t.cdf((mean - threshold) / se, df))
+
+    p = {
+        "above_plus": above(margin),
+        "below_plus": below(margin),
+        "above_minus": above(-margin),
+        "below_minus": below(-margin),
+    }
+    return p | {"tost": max(p["above_minus"], p["below_plus"])}
 
 
 def contrast_equivalent(result: dict, margin: float, alpha: float = 0.05) -> bool:

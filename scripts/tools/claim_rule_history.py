@@ -33,6 +33,7 @@ from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
 from experiments.analysis.claim_history import COLUMNS, HISTORY_CSV, RULE_SETS, RuleSet, records_digest
 from experiments.paths import ROOT
 from experiments.reporting.section import ReportContext
+from experiments.reporting.sections import mgs
 
 #: What the old code reads of a record (the claims need no other field).
 FIELDS = ["dataset", "N", "T", "method", "repetition", "seed", "accuracy"]
@@ -41,7 +42,18 @@ import importlib, sys
 import pandas as pd
 records = pd.read_csv(sys.argv[1])
 paper = pd.read_csv(sys.argv[2])
-verdicts = importlib.import_module(sys.argv[3]).claim_verdicts(records, paper)
+module = importlib.import_module(sys.argv[3])
+if hasattr(module, "claim_verdicts"):  # rules that decided table rows (until 2026-11-25)
+    verdicts = module.claim_verdicts(records, paper)
+else:  # rules that decide sentences (2026-11-27 on), the scanning sentence on experiment=mgs's pairs
+    scanning = pd.read_csv(sys.argv[5]) if sys.argv[5] else None
+    decisions = module.sentence_decisions(records, paper, scanning)
+    verdicts = pd.DataFrame(
+        [
+            {"claim": d.sentence.number, "dataset": d.sentence.rows[0].dataset, "verdict": d.verdict}
+            for d in decisions
+        ]
+    )
 verdicts[["claim", "dataset", "verdict"]].to_csv(sys.argv[4], index=False)
 """
 
@@ -57,16 +69,25 @@ def materialise(commit: str, into: Path, repository: Path = ROOT) -> None:
         tar.extractall(into, filter="data")
 
 
-def old_verdicts(rule_set: RuleSet, records: pd.DataFrame, paper: Path) -> pd.DataFrame:
-    """``rule_set``'s own claim_verdicts on ``records``, run from its commit in a fresh interpreter."""
+def old_verdicts(
+    rule_set: RuleSet, records: pd.DataFrame, paper: Path, scanning: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """``rule_set``'s own verdicts on ``records`` (and ``scanning``, experiment=mgs's pairs with the
+    headline, for the rules that decide the scanning sentence), run from its commit in a fresh
+    interpreter."""
     with tempfile.TemporaryDirectory(prefix=f"claims-{rule_set.short}-") as folder:
         tree = Path(folder) / "tree"
         materialise(rule_set.commit, tree)
         records_csv, out = Path(folder) / "records.csv", Path(folder) / "verdicts.csv"
         records[FIELDS].to_csv(records_csv, index=False)
+        scanning_csv = ""
+        if scanning is not None:
+            scanning_csv = str(Path(folder) / "scanning.csv")
+            scanning[["method", "N", "T", "repetition", "d"]].to_csv(scanning_csv, index=False)
         environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
         environment["PYTHONPATH"] = str(tree)
-        command = [sys.executable, "-c", RUNNER, str(records_csv), str(paper), rule_set.module, str(out)]
+        arguments = [str(records_csv), str(paper), rule_set.module, str(out), scanning_csv]
+        command = [sys.executable, "-c", RUNNER, *arguments]
         subprocess.run(command, cwd=tree, env=environment, check=True)
         verdicts = pd.read_csv(out, dtype={"claim": str})
     keys = {name: key for key, name in DATASET_NAMES.items()}
@@ -87,7 +108,9 @@ def main() -> None:
     if records.empty:
         sys.exit(f"No records of experiment=paper under {args.root / 'results'}: run make reproduce first")
     digest = records_digest(records)
-    frames = [old_verdicts(rule_set, records, PAPER_TABLES) for rule_set in RULE_SETS]
+    scanned, _ = context.records("mgs")
+    scanning = None if scanned.empty else mgs.paired_differences(scanned, records)
+    frames = [old_verdicts(rule_set, records, PAPER_TABLES, scanning) for rule_set in RULE_SETS]
     table = pd.concat(frames, ignore_index=True).assign(records=digest)[COLUMNS]
     out = args.out or args.root / "results" / HISTORY_CSV
     out.parent.mkdir(parents=True, exist_ok=True)

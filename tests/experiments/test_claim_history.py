@@ -84,8 +84,10 @@ def test_the_digest_names_the_records_not_their_order():
 
 
 def history_frame(digest: str) -> pd.DataFrame:
-    a, b = (s.short for s in RULE_SETS)
+    a, b, c = (s.short for s in RULE_SETS)
     rows = [
+        (c, "1", "parkinsons", "confirmed"),
+        (c, "2", "parkinsons", "refuted"),
         (a, "1", "parkinsons", "confirmed"),
         (a, "11", "parkinsons", "not decided by our data"),
         (a, "11", "ecoli", "confirmed"),
@@ -104,7 +106,7 @@ def test_earlier_columns_give_each_sentence_its_rows_and_each_set_its_count():
     records = make_records(seed=2)
     decisions = sentence_decisions(records, pd.read_csv(PAPER))
     columns = earlier_columns(history_frame("x"), decisions)
-    first, second = columns.values()
+    first, second, third = columns.values()
     numbers = [d.sentence.number for d in decisions]
     assert first[numbers.index("1")] == "✔" and second[numbers.index("1")] == "✔"
     assert first[numbers.index("11")] == "1✔ 1? rows"
@@ -112,6 +114,8 @@ def test_earlier_columns_give_each_sentence_its_rows_and_each_set_its_count():
     assert first[numbers.index("2")] == "—"  # a rule set that said nothing of the sentence
     assert first[-1] == "2✔ 1✘ 1? of 4 rows"  # the conclusion's row counts among the set's rows
     assert second[-1] == "2✔ 1✘ 0? of 3 rows"
+    assert third[numbers.index("1")] == "✔" and third[numbers.index("2")] == "✘"  # sentences, not rows
+    assert third[-1] == "1✔ 1✘ 0? of 2 sentences"
 
 
 def test_the_section_refuses_earlier_verdicts_of_other_records():

@@ -208,8 +208,7 @@ def test_the_nadeau_bengio_interval_widens_as_the_test_share_grows():
     for fraction in (0.25, 0.5, 1.0):
         n_test = {N: round(fraction * N) for N in NS}
         records = records_from(differences, n_test=n_test)
-        every_example = {"ecoli": max(N + n for N, n in n_test.items())}
-        row = scope_intervals(records, every_example).iloc[0]
+        row = scope_intervals(records).iloc[0]
         widths.append(row["nb_high"] - row["nb_low"])
         conditional.append(row["cond_high"] - row["cond_low"])
     assert widths[0] < widths[1] < widths[2]
@@ -217,20 +216,16 @@ def test_the_nadeau_bengio_interval_widens_as_the_test_share_grows():
     assert widths[0] > 4 * conditional[0]  # 1/100 + 0.25 against 1/100: √26 ≈ 5 times as wide
 
 
-def test_the_share_of_the_file_moves_the_interval_between_the_conditional_and_nadeau_bengio():
+def test_the_intervals_are_at_the_level_of_the_decisions_and_the_estimate_is_the_reports():
     rng = np.random.default_rng(7)
     records = records_from({N: rng.normal(0.005, 0.03, (100, 4)) for N in NS})
-    whole = scope_intervals(records, {"ecoli": 120 + 80}).iloc[0]  # N = 120 uses the whole file
-    assert whole["shares"][-1] == 1.0 and whole["shares"][0] == pytest.approx(83 / 200)
-    assert whole["cond_high"] - whole["cond_low"] < whole["nb_share_high"] - whole["nb_share_low"]
-    assert whole["nb_share_high"] - whole["nb_share_low"] < whole["nb_high"] - whole["nb_low"]
-    huge = scope_intervals(records, {"ecoli": 10**9}).iloc[0]
-    assert (huge["nb_share_low"], huge["nb_share_high"]) == pytest.approx(
-        (huge["cond_low"], huge["cond_high"]), abs=1e-4
-    )
+    ninety, ninety_five = scope_intervals(records).iloc[0], scope_intervals(records, level=0.95).iloc[0]
+    assert "nb_share_low" not in ninety  # the unvalidated scaled variant is gone
+    ratio = (ninety["cond_high"] - ninety["cond_low"]) / (ninety_five["cond_high"] - ninety_five["cond_low"])
+    assert ratio == pytest.approx(1.6449 / 1.96, rel=0.01)  # a 90 % interval, not a 95 % one
     # The estimate is the report's: the mean over N of the per-N means of the T-averaged differences.
     per_split = split_differences(records).mean(axis=1)
-    assert whole["mean"] == pytest.approx(per_split.groupby(level="N").mean().mean())
+    assert ninety["mean"] == pytest.approx(per_split.groupby(level="N").mean().mean())
 
 
 # --- the section ------------------------------------------------------------------------------------
@@ -249,4 +244,4 @@ def test_the_section_has_the_three_tables_and_names_every_dataset():
     assert sum(line.startswith("|:") for line in lines) == 3  # three markdown tables
     assert "Ecoli" in text and "Parkinsons" in text
     assert "500 tables per row" in text and "50 splits per N the grid ran (100 for λ = τ = 1)" in text
-    assert "Nadeau–Bengio" in text and "… × share of the file" in text
+    assert "new data: Nadeau–Bengio (90%)" in text and "share of the file" in text  # dropped, and said

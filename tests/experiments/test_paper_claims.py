@@ -1,5 +1,6 @@
 """The verdicts on the paper's section-6 sentences, on synthetic records whose truth is planted: decided
-at the split (not by counting cells), by one symmetric rule set, counted as sentences."""
+at the split (not by counting cells), by one threshold (the margin) for confirming and refuting,
+counted as sentences, and each sentence's contrast checked on the paper's own tables."""
 
 from __future__ import annotations
 
@@ -15,28 +16,34 @@ from scipy import stats
 from experiments.analysis.cells import paired_tests
 from experiments.analysis.claim_qualifiers import qualifiers_section
 from experiments.analysis.paper_claims import (
+    ABOVE,
+    BELOW,
     CONFIRMED,
-    EQUIVALENT,
     EVERY,
     FINDINGS,
     GREATER,
-    HIGHER,
-    LOWER,
+    INSIDE,
     MOST,
     NEITHER,
     NO_DIFFERENCE,
     NOT_GREATER,
+    OVER,
     REFUTED,
     SENTENCES,
     SOME,
+    STABILITY_SPLITS,
     UNDECIDED,
+    UNDER,
     VERDICT_OF,
     Decision,
+    Tables,
     combine,
     counts_lines,
     finding,
     is_method_sentence,
+    paper_verdict,
     rows_table,
+    rule_stability,
     sentence_decisions,
     sentence_table,
     verdict_counts,
@@ -79,6 +86,7 @@ def make_records(
                                 "T": T,
                                 "method": method,
                                 "repetition": repetition,
+                                "n_test": round(2 * N / 3),
                                 "accuracy": points / 100,
                             }
                         )
@@ -101,23 +109,30 @@ def verdicts(records: pd.DataFrame, paper: pd.DataFrame) -> dict[str, str]:
 # --- the rule set -------------------------------------------------------------------------------
 
 
-def test_every_claim_can_be_confirmed_refuted_or_left_undecided_and_not_greater_negates_greater():
+def test_one_threshold_decides_both_ways_and_not_greater_negates_greater():
     for claim, table in VERDICT_OF.items():
         assert set(table) == set(FINDINGS), claim
         assert set(table.values()) == {CONFIRMED, REFUTED, UNDECIDED}, claim
         assert table[NEITHER] == UNDECIDED  # no evidence decides nothing, for every claim
     swap = {CONFIRMED: REFUTED, REFUTED: CONFIRMED, UNDECIDED: UNDECIDED}
     assert VERDICT_OF[NOT_GREATER] == {f: swap[v] for f, v in VERDICT_OF[GREATER].items()}
-    # "not significant" is confirmed by equivalence only, never by a mere absence of significance
-    assert [f for f, v in VERDICT_OF[NO_DIFFERENCE].items() if v == CONFIRMED] == [EQUIVALENT]
-    assert VERDICT_OF[GREATER][EQUIVALENT] == REFUTED
+    # a gain is confirmed only above +m, refuted by anything shown below +m (0 is no threshold)
+    assert [f for f, v in VERDICT_OF[GREATER].items() if v == CONFIRMED] == [ABOVE]
+    assert {f for f, v in VERDICT_OF[GREATER].items() if v == REFUTED} == {INSIDE, BELOW, UNDER}
+    assert VERDICT_OF[GREATER][OVER] == UNDECIDED  # above −m says nothing about +m
+    # "not significant" is confirmed by equivalence only, refuted only beyond the margin
+    assert [f for f, v in VERDICT_OF[NO_DIFFERENCE].items() if v == CONFIRMED] == [INSIDE]
+    assert {f for f, v in VERDICT_OF[NO_DIFFERENCE].items() if v == REFUTED} == {ABOVE, BELOW}
 
 
-def test_a_finding_checks_equivalence_first_then_a_direction():
-    assert finding(p_higher=0.01, p_lower=1.0, p_tost=0.01) == EQUIVALENT  # significant but inside ±1
-    assert finding(p_higher=0.01, p_lower=1.0, p_tost=0.2) == HIGHER
-    assert finding(p_higher=1.0, p_lower=0.01, p_tost=0.2) == LOWER
-    assert finding(p_higher=0.2, p_lower=0.8, p_tost=0.2) == NEITHER
+def test_a_finding_reads_the_one_sided_tests_against_the_margin():
+    p = dict.fromkeys(("above_plus", "below_plus", "above_minus", "below_minus", "tost"), 1.0)
+    assert finding(p) == NEITHER
+    assert finding(p | {"above_plus": 0.01, "above_minus": 0.001}) == ABOVE
+    assert finding(p | {"below_minus": 0.01, "below_plus": 0.001}) == BELOW
+    assert finding(p | {"tost": 0.01, "below_plus": 0.01, "above_minus": 0.01}) == INSIDE
+    assert finding(p | {"below_plus": 0.01}) == UNDER
+    assert finding(p | {"above_minus": 0.01}) == OVER
 
 
 @pytest.mark.parametrize(
@@ -147,6 +162,33 @@ def test_the_sentences_are_the_papers_and_our_rows_are_marked():
     assert not any("conclusion" in s.text for s in SENTENCES)
 
 
+# --- the paper's own tables -----------------------------------------------------------------------
+
+
+def test_every_counted_sentence_is_satisfied_by_the_papers_own_table(paper):
+    """Each contrast computed on the paper's tables, its values taken as exact: every sentence the
+    paper gives values for is confirmed by them, but sentence 2 ("not significant" at N = 50 and 120,
+    where the paper's own differences are +1.8 and +3.3, beyond ±1), which is therefore not counted."""
+    tables = Tables(make_records(seed=11), paper)
+    got = {s.number: paper_verdict(s, tables) for s in SENTENCES}
+    assert got.pop("15") is None  # scanning: the paper gives no table
+    assert got.pop("2") == REFUTED
+    assert set(got.values()) == {CONFIRMED}, got
+    decisions = decided(make_records(seed=11), paper)
+    assert [n for n, d in decisions.items() if not d.counted] == ["2"]
+
+
+def test_sentences_3_and_12_as_the_paper_reads_them(paper):
+    """3: DisDF − gcF at N = 100 and the smallest T, +2.7 in the paper; 12: a negation, T = 1000 − the
+    other T (T = 100 included), "some" N; the paper's own values -0.3 and +0.75 lie within the margin."""
+    got = decided(make_records(seed=12), paper)
+    assert got["3"].rows[0].paper == pytest.approx(86.0 - 83.3)
+    twelve = {(r.row.dataset, r.row.label): r.paper for r in got["12"].rows}
+    ecoli_80 = (84 + 88) / 2 - np.mean([(88 + 89) / 2, (81 + 83) / 2, (87 + 90) / 2])
+    assert twelve[("ecoli", "N=80: T=1000 − the other T")] == pytest.approx(ecoli_80)
+    assert next(s for s in SENTENCES if s.number == "12").claim == NOT_GREATER
+
+
 # --- planted effects ----------------------------------------------------------------------------
 
 
@@ -166,22 +208,43 @@ def test_the_split_rule_refutes_where_counting_correlated_cells_confirmed(paper)
     cells = cells[cells["dataset"] == "parkinsons"]
     assert (cells["verdict"] == "DisDF better").sum() == 9 and (cells["verdict"] == "DisDF worse").sum() == 0
     sentence = decided(records, paper)["1"]
-    assert [r.finding for r in sentence.rows] == [HIGHER, HIGHER, EQUIVALENT, EQUIVALENT]
+    assert [r.finding for r in sentence.rows] == [ABOVE, ABOVE, INSIDE, INSIDE]
     assert sentence.verdict == REFUTED
 
 
-def test_equivalence_refutes_directional_claims_even_when_significant(paper):
+def test_a_small_significant_gain_is_refuted_not_confirmed(paper):
     """Ecoli +0.4 everywhere (100 splits per N, as the headline): significantly above 0 at the split,
-    and inside ±1 point."""
+    and inside ±1 point: a claimed gain is refuted, its negation confirmed."""
     records = make_records(lambda dataset, N, T: 0.4 * (dataset == "ecoli"), repetitions=100, seed=2)
     got = decided(records, paper)
     six = got["6"].rows[0]
-    assert six.finding == EQUIVALENT and six.p_higher < 0.05 and six.mark == "≈(▲)"
+    assert six.result["ci_low"] > 0 and six.finding == INSIDE and six.mark == "≈"
     assert got["6"].verdict == REFUTED
     assert got["8"].verdict == REFUTED  # every N equivalent
     assert got["7"].verdict == CONFIRMED  # "does not outperform": equivalence confirms the negation
-    for number in ("3", "4", "5", "9"):  # "larger at c" claims can now be refuted: a flat table
+    for number in ("4", "5", "9"):  # "larger at c" claims are refuted by a flat table
         assert got[number].verdict == REFUTED, number
+
+
+def test_a_verdict_never_flips_as_splits_are_added():
+    """The rule of the previous session confirmed "higher" for a gain of +0.5 on a few splits (the
+    one-sided test against 0) and refuted it on many (equivalence first); under one threshold a fixed
+    gain moves from not decided to one verdict only, for every sentence and every planted effect."""
+
+    def difference(dataset: str, N: int, T: int) -> float:
+        return {"parkinsons": 0.5 + 0.2 * (N == 100), "ecoli": 1.2, "ionosphere": 0.9, "mnist": -0.4}[dataset]
+
+    records = make_records(difference, repetitions=30, seed=13, noise=2.0)
+    paper = pd.read_csv(PAPER)
+    stability = rule_stability(sentence_decisions(records, paper))
+    assert sorted(stability["splits"].unique()) == list(STABILITY_SPLITS)
+    for number, rows in stability.groupby("sentence"):
+        assert not {CONFIRMED, REFUTED} <= set(rows["verdict"]), number
+        decided_at = rows.sort_values("splits")["verdict"].tolist()
+        first = next((i for i, v in enumerate(decided_at) if v != UNDECIDED), len(decided_at))
+        assert len(set(decided_at[first:])) <= 1, number  # once decided, it stays
+    one = stability[stability["sentence"] == "1"].set_index("splits")["verdict"]
+    assert one[1000] == REFUTED  # +0.5 and +0.7: below +1 once the splits are many
 
 
 def test_a_not_significant_claim_with_a_wide_interval_is_undecided(paper):
@@ -191,7 +254,7 @@ def test_a_not_significant_claim_with_a_wide_interval_is_undecided(paper):
     cells = paired_tests(records)
     assert (cells[cells["dataset"] == "parkinsons"]["verdict"] == "no significant difference").all()
     sentence = decided(records, paper)["2"]
-    assert [r.finding for r in sentence.rows] == [NEITHER, NEITHER]
+    assert all(r.finding in (UNDER, OVER, NEITHER) for r in sentence.rows)
     assert all(r.result["ci_high"] - r.result["ci_low"] > 2.0 for r in sentence.rows)
     assert sentence.verdict == UNDECIDED
 
@@ -211,15 +274,22 @@ def test_planted_effects_are_found_in_the_claimed_direction(paper):
     got = verdicts(make_records(difference, t_effect, seed=4), paper)
     assert got["1"] == CONFIRMED
     assert got["2"] == REFUTED  # +3 at N = 50 and 120
-    assert got["3"] == CONFIRMED
+    assert got["3"] == CONFIRMED  # +6 at N = 100, T = 100
     assert got["6"] == REFUTED  # equivalent at N = 50
     assert got["7"] == REFUTED  # DisDF +3 at N = 120, T = 700
     assert got["8"] == REFUTED  # three of the four N equivalent
     assert got["10"] == CONFIRMED
     assert got["11"] == CONFIRMED  # more N (0.2 points per example) and T = 700/1000 +2 at N = 120
-    assert got["12"] == CONFIRMED  # T = 400/700 +1.5 above T = 1000 at N = 80 and 100
+    assert got["12"] == CONFIRMED  # T = 1000 one point below the other T at N = 80 and 100
     assert got["13"] == REFUTED
     assert got["14"] == REFUTED  # significantly below the rest
+
+
+def test_a_largest_tree_count_that_wins_refutes_sentence_12(paper):
+    def t_effect(dataset: str, N: int, T: int) -> float:
+        return 3.0 * (T == 1000)
+
+    assert verdicts(make_records(t_effect=t_effect, seed=14), paper)["12"] == REFUTED
 
 
 def test_rows_we_add_are_decided_apart_and_never_counted(paper):
@@ -236,18 +306,18 @@ def test_rows_we_add_are_decided_apart_and_never_counted(paper):
 
 
 def test_holm_is_applied_across_the_rows_of_a_sentence(paper):
-    records = make_records(lambda dataset, N, T: 0.6 * (dataset == "parkinsons"), seed=6, noise=3.0)
+    records = make_records(lambda dataset, N, T: 1.6 * (dataset == "parkinsons"), seed=6, noise=3.0)
     sentence = decided(records, paper)["1"]
     per_split = records[records["dataset"] == "parkinsons"].pivot_table(
         index=["N", "repetition"], columns="method", values="accuracy"
     )
     raw = [
-        stats.ttest_1samp(100 * (g["disdf"] - g["gcforest"]), 0, alternative="greater").pvalue
+        stats.ttest_1samp(100 * (g["disdf"] - g["gcforest"]), 1.0, alternative="greater").pvalue
         for _, g in per_split.groupby(level="N")
     ]
     order = np.argsort(raw)
     expected = np.maximum.accumulate(np.minimum(1, (len(raw) - np.arange(len(raw))) * np.array(raw)[order]))
-    got = np.array([r.p_higher for r in sentence.rows])[order]
+    got = np.array([r.p["above_plus"] for r in sentence.rows])[order]
     np.testing.assert_allclose(got, expected, rtol=1e-9)
 
 
@@ -260,7 +330,7 @@ def test_the_scanning_sentence_needs_one_n_for_each_method(paper):
     pairs["d"] = -5.0 * (pairs["N"] == 50) + rng.normal(0, 1, len(pairs))
     sentence = decided(records, paper, pairs)["15"]
     assert sentence.verdict == CONFIRMED
-    assert {r.row.method for r in sentence.rows if r.finding == HIGHER} == {"gcforest", "disdf"}
+    assert {r.row.method for r in sentence.rows if r.finding == ABOVE} == {"gcforest", "disdf"}
     pairs["d"] = rng.normal(0, 0.3, len(pairs))  # no effect anywhere: every row equivalent
     assert decided(records, paper, pairs)["15"].verdict == REFUTED
     assert "15" not in decided(records, paper)  # no scanning records: not decided, not shown
@@ -271,8 +341,6 @@ def test_the_paper_column_is_computed_from_the_paper(paper):
     # Parkinsons N = 50, the paper's four T: (4 + 2 + 0 + 1) / 4 points
     assert got["1"].rows[0].paper == pytest.approx(1.75)
     assert got["7"].rows[0].paper == pytest.approx(-1.0)  # Ecoli N = 120, T = 700: 0.92 − 0.93
-    # sentence 12, Ecoli N = 80, both methods averaged: (0.82 + 0.885) / 2 − 0.86
-    assert got["12"].rows[0].paper == pytest.approx(100 * ((0.82 + 0.885) / 2 - 0.86))
 
 
 def test_only_confirmed_sentences_that_disdf_is_better_get_qualifiers(paper):
@@ -289,20 +357,24 @@ def test_only_confirmed_sentences_that_disdf_is_better_get_qualifiers(paper):
 # --- rendering ----------------------------------------------------------------------------------
 
 
-def test_the_table_has_one_line_per_sentence_and_counts_sentences(paper):
+def test_the_table_has_one_line_per_sentence_and_counts_counted_sentences(paper):
     decisions = sentence_decisions(make_records(seed=9), paper)
     table = sentence_table(decisions)
     lines = [line for line in table.splitlines() if line.startswith("|")]
     assert len(lines) == len(decisions) + 2 == 16  # header, separator; no scanning records
     assert "paper (pp)" in lines[0]
     counts = verdict_counts(decisions)
+    assert sum(counts.values()) == len(decisions) - 1  # sentence 2 is not counted
     (line,) = counts_lines(decisions)
     numbers = [int(n) for n in re.findall(r"\b\d+\b", line.split("(")[0])]
     assert numbers == [counts[CONFIRMED], counts[REFUTED], counts[UNDECIDED]]
-    assert f"(of {len(decisions)})" in line and "the 12 comparing DisDF with gcF" in line
+    assert f"(of {len(decisions) - 1} counted; sentence 2 not counted" in line
+    assert "the 11 comparing DisDF with gcF" in line
+    assert "not counted: the paper's own table gives refuted" in table
     assert "*" in table  # rows we add are marked
     earlier = {"old (01-01)": [*["✔"] * len(decisions), "1✔ of 1 rows"]}
     with_history = sentence_table(decisions, earlier)
     assert "old (01-01)" in with_history and with_history.count("\n") == table.count("\n") + 1
     detail = rows_table(decisions)
     assert len(detail.splitlines()) == sum(len(d.rows) + len(d.ours) for d in decisions) + 2
+    assert "90% CI" in detail.splitlines()[0]

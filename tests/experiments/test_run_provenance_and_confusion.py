@@ -74,7 +74,7 @@ def test_a_confusion_table_that_disagrees_with_its_record_is_named():
     assert record_problem({**base, "confusion": [[2, 0], [2, 0]]}, "ecoli") is None
     assert "n_test" in record_problem({**base, "confusion": [[2, 0], [1, 0]]}, "ecoli")
     assert "accuracy" in record_problem({**base, "confusion": [[1, 1], [2, 0]]}, "ecoli")
-    assert "square" in record_problem({**base, "confusion": [[4]] + [[0]]}, "ecoli")
+    assert "square" in record_problem({**base, "confusion": [[4, 0]]}, "ecoli")
 
 
 def test_a_run_records_the_commit_it_started_from(with_and_without):

@@ -47,14 +47,20 @@ def titled(figure) -> bool:
 
 @pytest.fixture(scope="module")
 def forest():
+    from experiments.analysis.paper_as_samples import scope_intervals
     from experiments.analysis.paper_claims import split_differences
     from experiments.reporting.sections.verdict import effect_rows, forest_figure
 
     records = make_records(repetitions=12, difference=lambda dataset, N, T: 0.5 * (dataset == "parkinsons"))
     paper = pd.read_csv(PAPER)
-    figure = forest_figure(records, paper, effect_rows(records, paper))
+    scope = scope_intervals(records).set_index("dataset")
+    effects = effect_rows(records, paper)
+    effects = effects.assign(
+        nb_low=effects["dataset"].map(scope["nb_low"]), nb_high=effects["dataset"].map(scope["nb_high"])
+    )
+    figure = forest_figure(records, paper, effects)
     figure.canvas.draw()  # the constrained layout's final positions, for the pixel widths
-    yield figure, split_differences(records), paper
+    yield figure, split_differences(records), paper, effects
     plt.close(figure)
 
 
@@ -65,7 +71,7 @@ def test_each_forest_panel_has_its_own_range_where_every_ci_is_seen(forest):
     assert len({ax.get_xlim() for ax in figure.axes}) > 1  # not one shared range
     for ax in figure.axes:
         assert inside(ax, "x")  # no value, paper's or ours, beyond the axis
-        (cells, *_) = [c for c in ax.containers if c.get_label() == "ours, 95% CI"]
+        (cells, *_) = [c for c in ax.containers if c.get_label() == "ours, 90% CI"]
         (segments,) = cells.lines[2]
         widths = [
             abs(np.diff(ax.transData.transform(segment)[:, 0])[0]) for segment in segments.get_segments()
@@ -76,10 +82,10 @@ def test_each_forest_panel_has_its_own_range_where_every_ci_is_seen(forest):
 def test_the_forest_draws_the_recomputed_differences_and_every_paper_value(forest):
     from experiments.analysis.paper_claims import paper_differences
 
-    figure, differences, paper = forest
+    figure, differences, paper, effects = forest
     theirs = paper_differences(paper)
     for ax, dataset in zip(figure.axes, ("ecoli", "ionosphere", "mnist", "parkinsons"), strict=True):
-        (cells, *_) = [c for c in ax.containers if c.get_label() == "ours, 95% CI"]
+        (cells, *_) = [c for c in ax.containers if c.get_label() == "ours, 90% CI"]
         table = differences.loc[dataset]
         expected = [table.loc[N][T].mean() for N in (50, 80, 100, 120) for T in (100, 400, 700, 1000)]
         assert list(cells.lines[0].get_xdata()) == pytest.approx(expected)
@@ -91,6 +97,12 @@ def test_the_forest_draws_the_recomputed_differences_and_every_paper_value(fores
         beyond = [v for v in values if not low <= v <= high]
         assert beyond and {round(v, 1) for v in beyond} <= set(written)
         assert len(crosses) + len(written) == len(values) + 1  # the pooled row's too
+        # the pooled row for new data: Nadeau–Bengio's interval, wider than the one given the file
+        (new_data,) = [c for c in ax.containers if "Nadeau–Bengio" in c.get_label()]
+        (segment,) = new_data.lines[2][0].get_segments()
+        pooled = effects[effects["dataset"] == dataset].iloc[0]
+        assert sorted(segment[:, 0]) == pytest.approx([pooled["nb_low"], pooled["nb_high"]])
+        assert pooled["nb_high"] - pooled["nb_low"] > pooled["ci_high"] - pooled["ci_low"]
 
 
 # --- the metric section's figure -----------------------------------------------------------------

@@ -14,8 +14,11 @@ import pandas as pd
 from experiments.analysis.cells import PAPER_TABLES
 from experiments.analysis.claim_history import earlier_columns, read_history, records_digest
 from experiments.analysis.paper_claims import (
+    CONFIRMED,
+    REFUTED,
     Decision,
     counts_lines,
+    rule_stability,
     rules_text,
     sentence_decisions,
     sentence_table,
@@ -24,6 +27,8 @@ from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
 
 APPENDIX_TITLE = "The paper's claims: rows, qualifiers and the paper's tables"
+#: Every sentence's verdict at 30 to 1,000 simulated splits per N (the observed means and spreads).
+STABILITY_CSV = "claims/rule_stability.csv"
 
 
 def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataFrame) -> list[Decision]:
@@ -49,8 +54,31 @@ def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest
         "",
         *counts_lines(decisions),
         "",
+        stability_line(rule_stability(decisions)),
+        "",
         *history_summary(history, decisions, digest),
     ]
+
+
+def stability_line(stability: pd.DataFrame) -> str:
+    """What ``claims/rule_stability.csv`` shows: sentences whose verdict would flip as splits are added
+    (none, under one threshold), and those that a larger study would decide."""
+    splits = sorted(stability["splits"].unique())
+    flips, settles = [], []
+    for number, rows in stability.groupby("sentence", sort=False):
+        verdicts = set(rows["verdict"])
+        if {CONFIRMED, REFUTED} <= verdicts:
+            flips.append(number)
+        elif len(verdicts) > 1:
+            settles.append(number)
+    return (
+        f"The same means and spreads on {', '.join(f'{n:,}' for n in splits)} splits per N "
+        f"(`{STABILITY_CSV}`): {len(flips)} sentences move between confirmed and refuted"
+        + (f" ({', '.join(flips)})" if flips else "")
+        + f"; {len(settles)} not decided at first are decided with more splits"
+        + (f" ({', '.join(settles)})" if settles else "")
+        + "."
+    )
 
 
 def history_summary(history: pd.DataFrame | None, decisions: list[Decision], digest: str) -> list[str]:
@@ -71,7 +99,8 @@ def render(context: ReportContext) -> Rendered | None:
     paper = pd.read_csv(PAPER_TABLES)
     decisions = decisions_of(context, headline, paper)
     lines = claims_lines(decisions, read_history(context.folder), records_digest(headline))
-    return Rendered("\n".join(lines))
+    stability = rule_stability(decisions).to_csv(index=False)
+    return Rendered("\n".join(lines), files={STABILITY_CSV: stability})
 
 
 SECTION = Section("claims", "the records of experiment=paper (and of experiment=mgs)", render)

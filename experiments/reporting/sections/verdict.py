@@ -30,6 +30,7 @@ from experiments.analysis.paper_claims import (
     ALPHA,
     CONFIRMED,
     EQUIVALENCE_MARGIN,
+    INTERVAL_LEVEL,
     cells_of,
     contrast,
     counts_text,
@@ -39,7 +40,7 @@ from experiments.analysis.paper_claims import (
     split_differences,
     verdict_counts,
 )
-from experiments.analysis.statistics import contrast_below_p, contrast_equivalent, mean_ci, one_sample_t
+from experiments.analysis.statistics import contrast_below_p, mean_ci, one_sample_t
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
@@ -47,6 +48,8 @@ from experiments.reporting.sections.claims import decisions_of
 from experiments.reporting.sections.paper_samples import shared_check
 
 FIGURE = "figures/difference_forest.png"
+#: The level of every interval here: that of the one-sided decisions at α (90 %).
+LEVEL = f"{INTERVAL_LEVEL:.0%}"
 SUMMARY = "report/summary.md"
 #: The most words the conclusion may have.
 MAX_WORDS = 200
@@ -71,8 +74,11 @@ def effect_rows(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
                 "ci_low": result["ci_low"],
                 "ci_high": result["ci_high"],
                 "paper": theirs,
-                "equivalent": contrast_equivalent(result, EQUIVALENCE_MARGIN, ALPHA),
-                "significant": result["p"] < ALPHA,
+                "equivalent": result["p_margin"]["tost"] < ALPHA,
+                "above": result["p_margin"]["above_plus"] < ALPHA,
+                "below": result["p_margin"]["below_minus"] < ALPHA,
+                # one-sided at α each way, as every decision: the (1 − 2α) interval excludes 0
+                "significant": bool(result["ci_low"] > 0 or result["ci_high"] < 0),
                 "below_paper": bool(contrast_below_p(result, theirs) < ALPHA)
                 if np.isfinite(theirs)
                 else False,
@@ -85,11 +91,15 @@ def effect_rows(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 
 
 def _reading(row) -> str:
+    """The dataset's verdict by the claims' one threshold: inside ±m (TOST), beyond it, or neither
+    (not decided), with the side of 0 where the interval excludes it."""
+    m = f"{EQUIVALENCE_MARGIN:g}"
+    side = "" if not row.significant else (", DisDF ahead" if row.mean > 0 else ", DisDF behind")
     if row.equivalent:
-        side = "" if not row.significant else (", DisDF better" if row.mean > 0 else ", DisDF worse")
-        return f"equivalent (TOST ±{EQUIVALENCE_MARGIN:g}){side}"
-    side = "DisDF better" if row.mean > 0 else "DisDF worse"
-    return f"{side}, not equivalent" if row.significant else "not decided"
+        return f"equivalent (TOST ±{m}){side}"
+    if row.above or row.below:
+        return f"DisDF {'better' if row.above else 'worse'} by more than {m}"
+    return f"not decided at ±{m}{side}"
 
 
 def effect_table(rows: pd.DataFrame) -> str:
@@ -98,10 +108,12 @@ def effect_table(rows: pd.DataFrame) -> str:
     table = pd.DataFrame(
         {
             "dataset": [DATASET_NAMES.get(d, d) for d in rows["dataset"]],
-            "DisDF − gcF (points), 95 % CI": [
+            f"DisDF − gcF (points), {LEVEL} CI given the file": [
                 f"{r.mean:+.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]" for r in rows.itertuples()
             ],
-            "new data (Nadeau–Bengio)": [f"[{r.nb_low:+.2f}, {r.nb_high:+.2f}]" for r in rows.itertuples()],
+            f"new data: Nadeau–Bengio, {LEVEL}": [
+                f"[{r.nb_low:+.2f}, {r.nb_high:+.2f}]" for r in rows.itertuples()
+            ],
             "paper": [f"{p:+.2f}" for p in rows["paper"]],
             f"verdict at ±{EQUIVALENCE_MARGIN:g}": [_reading(r) for r in rows.itertuples()],
             "P(paper's table): λ = 1 / λ on test": [
@@ -126,13 +138,11 @@ def _names(datasets) -> str:
 
 
 def _change(headline: pd.DataFrame, mechanism: pd.DataFrame, dataset: str) -> str:
-    """DisDF − gcF under a mechanism at T = 100 and its change against ours (the claim qualifiers')."""
-    ours = difference_at_audit_t(headline[headline["dataset"] == dataset])
+    """DisDF − gcF under a mechanism at T = 100, with its interval (the claim qualifiers' split-paired
+    change is APPENDIX.md's)."""
     under = difference_at_audit_t(mechanism[mechanism["dataset"] == dataset])
-    mine, base = under.align(ours, join="inner")
-    change = one_sample_t((mine - base).to_numpy())
-    interval = f"[{change['ci_low']:+.2f}, {change['ci_high']:+.2f}]"
-    return f"{mine.mean():+.2f} points, a change of {change['mean']:+.2f} {interval}"
+    level = one_sample_t(under.to_numpy(), INTERVAL_LEVEL)
+    return f"{level['mean']:+.2f} [{level['ci_low']:+.2f}, {level['ci_high']:+.2f}]"
 
 
 def conclusion(facts: dict) -> str:
@@ -154,27 +164,31 @@ def conclusion(facts: dict) -> str:
             f"{r.paper:+.1f}"
         )
     parts = ["**" + "; ".join(opening)[:1].upper() + "; ".join(opening)[1:] + ".**"]
-    for r in small.itertuples():
-        parts.append(
-            f" {_possessive(DATASET_NAMES.get(r.dataset, r.dataset))} {r.mean:+.2f} "
-            f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}] "
-            "is significant but inside the margin."
-        )
+    if len(small):
+        said = [
+            f"{_possessive(DATASET_NAMES.get(r.dataset, r.dataset))} {r.mean:+.2f} [{r.ci_low:+.2f}, "
+            f"{r.ci_high:+.2f}]"
+            for r in small.itertuples()
+        ]
+        sides = {"above" if mean > 0 else "below" for mean in small["mean"]}
+        verb = "is" if len(said) == 1 else "are"
+        parts.append(f" {' and '.join(said)} {verb} {' or '.join(sorted(sides))} 0 but inside the margin.")
     for r in other.itertuples():
         if r.dataset in facts["mechanisms"]:
             parts.append(
                 f" {_possessive(DATASET_NAMES.get(r.dataset, r.dataset))} {facts['mechanisms'][r.dataset]}."
             )
     widest = rows.loc[rows["nb_high"].idxmax()]
+    crossing = rows[(rows["nb_low"] < -EQUIVALENCE_MARGIN) | (rows["nb_high"] > EQUIVALENCE_MARGIN)]
     parts.append(
-        " For new data of the same kind (Nadeau–Bengio) "
-        f"{_possessive(DATASET_NAMES.get(widest.dataset, widest.dataset))} is "
-        f"[{widest.nb_low:+.2f}, {widest.nb_high:+.2f}]."
+        f" For new data (Nadeau–Bengio) {len(crossing)} of {len(rows)} intervals reach past "
+        f"±{EQUIVALENCE_MARGIN:g} ({_possessive(DATASET_NAMES.get(widest.dataset, widest.dataset))} "
+        f"[{widest.nb_low:+.2f}, {widest.nb_high:+.2f}])."
     )
     chosen = rows[rows["p_chosen"] >= 0.05]
     parts.append(
-        " The paper's differences are not reproduced: tables drawn from our splits as the paper's appear "
-        "to be made (one or a few splits per cell) reach its mean and sign pattern with P ≤ "
+        " The paper's differences are not reproduced: tables of one or a few of our splits per cell, as the "
+        "paper's appear to be, reach its mean and sign pattern with P ≤ "
         f"{_p(rows['p_fixed'].max())} at λ = τ = 1"
         + (
             f"; choosing λ on the test data, as the paper did, raises that to "
@@ -183,7 +197,7 @@ def conclusion(facts: dict) -> str:
             else ", and choosing λ on the test data, as the paper did, keeps it below 0.05."
         )
     )
-    parts.append(f" Of the paper's section-6 sentences: {facts['claims']}.")
+    parts.append(f" The paper's section-6 sentences: {facts['claims']}.")
     parts.append(
         f" **Take from it:** expect gcForest's accuracy from DisDF{facts['benchmark']}; a forest of "
         f"extremely randomised trees beat both cascades in {facts['baselines']}."
@@ -192,15 +206,15 @@ def conclusion(facts: dict) -> str:
 
 
 def with_samples(effects: pd.DataFrame, headline: pd.DataFrame, check: pd.DataFrame) -> pd.DataFrame:
-    """The effects with the Nadeau–Bengio interval for new data (scaled by the share of the file a split
-    uses) and the predictive check's joint P of a table like the paper's (``check``: the rows of
+    """The effects with Nadeau and Bengio's standard interval for new data and the predictive check's
+    joint P of a table like the paper's (``check``: the rows of
     :func:`~experiments.analysis.paper_as_samples.predictive_check`), the largest over n = 1 and n̂:
     with λ = τ = 1 (``p_fixed``) and with λ chosen on the test data, each split's best (``p_chosen``)."""
     scope = scope_intervals(headline).set_index("dataset")
     joint = check.pivot_table(index="dataset", columns="selection", values="p_joint", aggfunc="max")
     return effects.assign(
-        nb_low=effects["dataset"].map(scope["nb_share_low"]),
-        nb_high=effects["dataset"].map(scope["nb_share_high"]),
+        nb_low=effects["dataset"].map(scope["nb_low"]),
+        nb_high=effects["dataset"].map(scope["nb_high"]),
         p_fixed=effects["dataset"].map(joint["λ = τ = 1"]),
         p_chosen=effects["dataset"].map(joint.get("λ best per split", joint["λ = τ = 1"] * np.nan)),
     )
@@ -227,21 +241,25 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     mechanisms = {}
     for dataset in effects[~effects["equivalent"]]["dataset"]:
         said = []
-        for name, words in (("base_code", "the paper's base code (refit vectors, min_samples_split = 11)"),):
+        for name, words in (
+            ("base_code", "the paper's base code"),
+            ("subject_groups", "subject-disjoint splits"),
+        ):
             records = mechanism_records(name, context)
             if not records.empty and dataset in set(records["dataset"]):
-                said.append(f"with {words} {_change(headline, records, dataset)}")
+                said.append(f"{_change(headline, records, dataset)} with {words}")
         if said:
-            mechanisms[dataset] = "DisDF − gcF at T = 100: " + "; ".join(said)
-    decisions = decisions_of(context, headline, paper)
+            mechanisms[dataset] = "gain at T = 100 is " + " and ".join(said)
+    decisions = [d for d in decisions_of(context, headline, paper) if d.counted]
     methods = [d for d in decisions if is_method_sentence(d.sentence)]
     return {
         "effects": effects,
         "mechanisms": mechanisms,
         "repetitions": int(headline.groupby(["dataset", "N", "T"])["repetition"].nunique().min()),
         "benchmark": benchmark_phrase(context),
-        "claims": f"{counts_text(verdict_counts(decisions))} of {len(decisions)} (of the {len(methods)} "
-        f"on DisDF against gcF, {verdict_counts(methods)[CONFIRMED]} confirmed)",
+        "claims": f"{counts_text(verdict_counts(decisions))} of the {len(decisions)} the paper's own tables "
+        f"satisfy (of the {len(methods)} on DisDF against gcF, "
+        f"{verdict_counts(methods)[CONFIRMED]} confirmed)",
         "baselines": baseline_phrase(context, headline),
     }
 
@@ -315,8 +333,9 @@ def draw_paper_values(
 
 
 def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame):
-    """Per dataset a panel: each cell's DisDF − gcF with its 95 % CI (ours, not adjusted for
-    multiplicity) and the paper's value, the dataset's pooled effect at the top, the ±margin band
+    """Per dataset a panel: each cell's DisDF − gcF with its 90 % CI (ours, not adjusted for
+    multiplicity) and the paper's value, the dataset's pooled effect at the top (given the file, and
+    for new data by Nadeau–Bengio, in grey), the ±margin band
     shaded. Each panel has its own x range, fitted to our CIs: the paper's values beyond it are drawn at
     its edge with their number (a shared range, set by the paper's −8 to +21 points, left our CIs
     about 2 pixels wide)."""
@@ -341,15 +360,17 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
         y = np.arange(len(cells) + 1)[::-1]
         means, halves = (
             np.array(values)
-            for values in zip(*(mean_ci(table.loc[N][T].dropna().to_numpy()) for N, T in cells), strict=True)
+            for values in zip(
+                *(mean_ci(table.loc[N][T].dropna().to_numpy(), INTERVAL_LEVEL) for N, T in cells), strict=True
+            )
         )
         theirs = np.array(
             [paper_diff.loc[(dataset, N), T] if dataset in paper_diff.index else np.nan for N, T in cells]
         )
         pooled = effects[effects["dataset"] == dataset].iloc[0]
         limits = panel_limits(
-            np.append(means - halves, pooled["ci_low"]),
-            np.append(means + halves, pooled["ci_high"]),
+            np.append(means - halves, [pooled["ci_low"], pooled["nb_low"]]),
+            np.append(means + halves, [pooled["ci_high"], pooled["nb_high"]]),
             np.append(theirs, pooled["paper"]),
         )
         ax.set_xlim(limits)
@@ -362,7 +383,7 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
         )
         ax.axvline(0, color="0.4", lw=0.8)
         ax.errorbar(
-            means, y[1:], xerr=halves, fmt="o", color="tab:blue", ms=3.5, capsize=2, label="ours, 95% CI"
+            means, y[1:], xerr=halves, fmt="o", color="tab:blue", ms=3.5, capsize=2, label=f"ours, {LEVEL} CI"
         )
         draw_paper_values(ax, theirs, y[1:], limits, 6)
         ax.errorbar(
@@ -373,7 +394,17 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
             color="black",
             ms=5,
             capsize=3,
-            label="ours, all 16 cells",
+            label=f"ours, all 16 cells, {LEVEL} CI given the file",
+        )
+        ax.errorbar(
+            [pooled["mean"]],
+            [y[0] - 0.35],
+            xerr=[[pooled["mean"] - pooled["nb_low"]], [pooled["nb_high"] - pooled["mean"]]],
+            fmt="none",
+            ecolor="0.45",
+            elinewidth=2.5,
+            capsize=3,
+            label=f"all 16 cells, new data (Nadeau–Bengio, {LEVEL})",
         )
         draw_paper_values(ax, np.array([pooled["paper"]]), y[:1], limits, 8)
         ax.set_yticks(y, ["all cells", *(f"N={N}, T={T}" for N, T in cells)], fontsize=7)
@@ -388,8 +419,9 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
         entries.values(), entries.keys(), loc="outside lower center", ncol=5, fontsize=8, frameon=False
     )
     figure.suptitle(
-        "DisDF − gcF per cell: ours (mean over splits with 95 % CI per cell, not adjusted for multiplicity) "
-        "and the paper's\neach panel on its own x range, fitted to our CIs",
+        f"DisDF − gcF per cell: ours (mean over splits with {LEVEL} CI per cell, not adjusted for "
+        "multiplicity) and the paper's\neach panel on its own x range, fitted to our intervals; the pooled "
+        "row also for new data (grey)",
         fontsize=10,
     )
     return figure
@@ -419,8 +451,11 @@ def render(context: ReportContext) -> Rendered | None:
             "## Verdict",
             "",
             summary,
-            "DisDF − gcF over the 16 cells (split averaged over T, then over N); 95 % CI given the file, and "
-            "for new data (Nadeau–Bengio); P: the predictive check, largest over n = 1 and n̂.",
+            "DisDF − gcF over the 16 cells (split averaged over T, then over N); "
+            f"{LEVEL} intervals (the level of the one-sided tests at {ALPHA:g} that decide): given the file, "
+            "and for new data by Nadeau and Bengio's corrected resampled t; verdict: TOST inside ±"
+            f"{EQUIVALENCE_MARGIN:g}, one-sided tests beyond it; P: the predictive check, largest over "
+            "n = 1 and n̂.",
             "",
             f"![DisDF − gcF per cell, ours and the paper's]({FIGURE})",
             "",
