@@ -17,7 +17,7 @@ import scikit_posthocs
 from scipy import stats
 
 from experiments.analysis.benchmark_plan import CONTRASTS, DECISION_PROBABILITY, MARGIN_PP, TRAITS
-from experiments.analysis.statistics import holm
+from experiments.analysis.statistics import five_by_two_interval, holm
 
 
 def complete_repetitions(records: pd.DataFrame) -> pd.DataFrame:
@@ -95,19 +95,6 @@ def contrasts(accuracies: pd.DataFrame, seed: int = 0) -> list[Contrast]:
         Contrast(t, b, m, w, float(h), float(pw), float(pe), float(pb))
         for (t, b, m, w, pw, pe, pb), h in zip(rows, adjusted, strict=True)
     ]
-
-
-def five_by_two_interval(differences: pd.Series, level: float = 0.95) -> tuple[float, float]:
-    """The mean of 5 x 2-fold CV's ten differences (indexed by repetition 0-9: repeat r // 2, fold r % 2)
-    and the half-width of Dietterich's (1998) t-interval: t(5) times the square root of the mean over
-    repeats of the two folds' variance (ddof 1), the variance of one fold's difference. The ten folds
-    share training examples, so their spread would understate it. mlxtend's paired_ttest_5x2cv refits
-    the estimators itself; here the differences are already recorded."""
-    values = differences.sort_index().to_numpy(dtype=float)
-    if values.size != 10:
-        raise ValueError(f"5 x 2-fold CV has 10 differences; got {values.size}")
-    variance = values.reshape(5, 2).var(axis=1, ddof=1).mean()
-    return float(values.mean()), float(stats.t.ppf(0.5 + level / 2, 5) * np.sqrt(variance))
 
 
 def trait_correlations(accuracies: pd.DataFrame, traits: pd.DataFrame) -> pd.DataFrame:

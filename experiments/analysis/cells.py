@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon
+from experiments.analysis.statistics import five_by_two_interval, holm, mean_ci, paired_wilcoxon
 from experiments.paths import ROOT
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.records import RecordGrid, RecordStore
@@ -34,11 +34,24 @@ def load_records(output_dir: Path, grid: RecordGrid) -> pd.DataFrame:
     return pd.DataFrame(RecordStore(output_dir / "raw").read_config(sorted(grid.datasets), grid))
 
 
-def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """One row per (dataset, N, T, method): n, mean, CI, the paper's value, and the paired test."""
+#: What a cell's ``ci_half`` is, by split scheme (:data:`experiments.running.protocol.SPLIT_SCHEMES`).
+CELL_INTERVALS = {
+    "holdout": "95% CI half-width (Student's t over the independent repetitions)",
+    "5x2cv": "t(5)·s̄, fold-based (s̄²: the mean over the 5 repeats of their 2 folds' variance, Dietterich's "
+    "estimate for one fold; the 10 folds are not independent)",
+}
+
+
+def cell_table(records: pd.DataFrame, paper: pd.DataFrame, scheme: str = "holdout") -> pd.DataFrame:
+    """One row per (dataset, N, T, method): n, mean, interval (:data:`CELL_INTERVALS` of ``scheme``),
+    the paper's value, and the paired test."""
     rows = []
     for (dataset, N, T, method), group in records.groupby(["dataset", "N", "T", "method"]):
-        mean, half = mean_ci(group["accuracy"].to_numpy())
+        if scheme == "5x2cv":
+            folds = group.set_index("repetition")["accuracy"]
+            mean, half = five_by_two_interval(folds) if len(folds) == 10 else (folds.mean(), float("nan"))
+        else:
+            mean, half = mean_ci(group["accuracy"].to_numpy())
         rows.append(
             {
                 "dataset": dataset,
@@ -49,11 +62,12 @@ def cell_table(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
                 "mean": mean,
                 "ci_half": half,
                 "n_test": int(group["n_test"].min()),
+                "n_test_max": int(group["n_test"].max()),
                 "seconds": float((group["fit_seconds"] + group["predict_seconds"]).mean()),
                 "n_levels": float(group["n_levels"].mean()),
             }
         )
-    cells = pd.DataFrame(rows)
+    cells = pd.DataFrame(rows).assign(interval=scheme)
     cells = cells.merge(
         paper.rename(columns={"accuracy": "paper"}), on=["dataset", "N", "T", "method"], how="left"
     )

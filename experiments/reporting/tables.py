@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.cells import ALPHA, DATASET_NAMES, LABELS, TIMING_COLUMNS
+from experiments.analysis.cells import ALPHA, CELL_INTERVALS, DATASET_NAMES, LABELS, TIMING_COLUMNS
 
 
 def _cell_text(row: pd.Series, tex: bool = False) -> str:
@@ -38,11 +38,17 @@ def layout(cells: pd.DataFrame, tex: bool = False) -> pd.DataFrame:
 
 def table_legend(cells: pd.DataFrame) -> str:
     """What a cell says; the ▲/▼ marks only when DisDF was paired with gcF."""
-    legend = "Cell: our mean accuracy ± 95% CI half-width [the paper's value] (repetitions)."
+    scheme = cells["interval"].iloc[0] if "interval" in cells and len(cells) else "holdout"
+    if scheme == "5x2cv":
+        interval = CELL_INTERVALS[scheme]
+        legend = f"Cell: our mean accuracy over the 10 folds ± {interval} [the paper's value] (folds)."
+    else:
+        legend = "Cell: our mean accuracy ± 95% CI half-width [the paper's value] (repetitions)."
     if "verdict" in cells and cells["verdict"].notna().any():
         legend += (
             " ▲/▼: DisDF significantly better/worse than gcF (paired Wilcoxon signed-rank, Holm-corrected "
-            f"across this table's cells, α = {ALPHA})."
+            f"across this table's cells, α = {ALPHA})"
+            + ("; over folds that are not independent: descriptive only." if scheme == "5x2cv" else ".")
         )
     return legend
 
@@ -52,7 +58,10 @@ def table_files(cells: pd.DataFrame) -> dict[str, str]:
     legend = table_legend(cells)
     files = {}
     for dataset, group in cells.groupby("dataset"):
-        ordered = group.sort_values(["N", "T", "method"]).drop(columns=list(TIMING_COLUMNS))
+        # the CSVs keep their columns of 2026-11-27: the interval's kind is in the legend
+        ordered = group.sort_values(["N", "T", "method"]).drop(
+            columns=[*TIMING_COLUMNS, "interval", "n_test_max"], errors="ignore"
+        )
         files[f"tables/{dataset}.csv"] = ordered.to_csv(index=False)
         files[f"tables/{dataset}.md"] = (
             f"# {DATASET_NAMES.get(dataset, dataset)}\n\n{legend}\n\n{layout(group).to_markdown()}\n"

@@ -1,5 +1,7 @@
 """The benchmark's regime (b): 5 x 2-fold cross-validation on at most a cap of rows per table."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -61,3 +63,41 @@ def test_the_scheme_enters_the_hash_and_its_settings_are_checked_naming_them():
     ):
         with pytest.raises(ValueError, match=name):
             plan_run(compose_config("experiment=benchmark_cv", *overrides))
+
+
+def test_a_small_5x2cv_run_reports_its_own_protocol_and_fold_based_intervals(tmp_path):
+    """Two KEEL tables, gcF only, T = 5, the ten folds: the run's REPORT.md describes 5 x 2 CV (the cap,
+    repeats and folds, each table's rows and halves), says nothing of a hold-out test size or of a
+    dataset that "cannot hold both sets", and its tables label their intervals as fold-based."""
+    from experiments.reporting.report import write_protocol
+    from experiments.running.runner import run_units
+
+    cfg = compose_config(
+        "experiment=benchmark_cv",
+        "datasets=[keel_iris,keel_wine]",
+        "protocol.methods=[gcforest]",
+        "protocol.Ts=[5]",
+        "protocol.Ns=[120]",
+        "runtime.n_jobs=1",
+        "runtime.progress=false",
+        f"runtime.output_dir={tmp_path}",
+    )
+    plan = plan_run(cfg)
+    run_units(plan)
+    write_protocol(plan)
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "Dietterich's 5 × 2-fold cross-validation" in report and "at most 120 rows" in report
+    assert "cannot hold both sets" not in report and "test size round(" not in report
+    assert "keel_iris 120 (60/60)" in report and "keel_wine 120 (60/60)" in report
+    table = (tmp_path / "tables" / "keel_iris.md").read_text()
+    assert "over the 10 folds ± t(5)·s̄, fold-based" in table and "95% CI" not in table
+    records = [json.loads(line) for line in (tmp_path / "raw" / "keel_iris.jsonl").read_text().splitlines()]
+    assert len(records) == 10 and all("confusion" in r and "balanced_accuracy" in r for r in records)
+
+
+def test_the_method_names_the_test_size_as_it_is_computed():
+    from experiments.reporting.sections.protocol import test_size_formula
+
+    assert test_size_formula(2 / 3) == "round(2N/3)"  # 33 and 53 test examples at N = 50 and 80
+    assert test_size_formula(10.0) == "round(10N)"
+    assert test_size_formula(0.37) == "round(0.37N)"

@@ -10,6 +10,8 @@ under ``tables/``; its records start a new generation of the folder's outputs
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, LABELS, PAPER_TABLES, cell_table
@@ -25,6 +27,34 @@ def repetitions(counts: pd.Series) -> str:
     """ "100", or "2–3" when the cells differ."""
     low, high = int(counts.min()), int(counts.max())
     return f"{low}" if low == high else f"{low}–{high}"
+
+
+def test_size_formula(fraction: float) -> str:
+    """The test size as the protocol computes it: "round(2N/3)", "round(10N)", "round(0.37N)"."""
+    exact = Fraction(fraction).limit_denominator(12)
+    if abs(float(exact) - fraction) > 1e-12:
+        return f"round({fraction:g}N)"
+    if exact.denominator == 1:
+        return f"round({exact.numerator}N)"
+    return f"round({exact.numerator}N/{exact.denominator})"
+
+
+def five_by_two_lines(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
+    """5 x 2-fold CV's protocol: the cap, the repeats and folds, and each table's rows and halves (from
+    the records: each fold trains on one half of the rows used and tests on the other)."""
+    cap = plan.protocol.Ns[0]
+    halves = cells.groupby("dataset").agg(low=("n_test", "min"), high=("n_test_max", "max"))
+    sizes = "; ".join(
+        f"{DATASET_NAMES.get(d, d)} {r.low + r.high if r.low != r.high else 2 * r.low:,} ({r.low}/{r.high})"
+        for d, r in halves.iterrows()
+    )
+    return [
+        f"- Protocol: Dietterich's 5 × 2-fold cross-validation, T ∈ {list(plan.protocol.Ts)}. Each table is "
+        f"cut to at most {cap:,} rows by a stratified subsample seeded by (dataset, cap, protocol.seed), "
+        "then split 5 times into two stratified halves; each half trains once and tests once, so the 10 "
+        "repetitions are the 10 folds (repetition r: repeat r // 2, fold r % 2), shared by every method.",
+        f"- Rows used per table (its two halves: one trains while the other tests): {sizes}.",
+    ]
 
 
 def capped_test_note(cells: pd.DataFrame, plan: RunPlan) -> list[str]:
@@ -75,10 +105,16 @@ def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]
         f"- Records: `raw/` beside this file, experiment `{plan.experiment_name}`, config `{digest}`; "
         f"{int(cells['n'].sum())} units, {repetitions(cells['n'])} repetitions per cell "
         f"(the protocol asks for {plan.protocol.repetitions}).",
-        f"- Protocol: N ∈ {list(plan.protocol.Ns)}, T ∈ {list(plan.protocol.Ts)}, test size "
-        f"round({plan.protocol.test_fraction:.4g}·N), a split per (dataset, N, repetition) shared by every T "
-        "and both methods; MNIST draws its test examples from its test split.",
-        *capped_test_note(cells, plan),
+        *(
+            five_by_two_lines(cells, plan)
+            if plan.protocol.split_scheme == "5x2cv"
+            else [
+                f"- Protocol: N ∈ {list(plan.protocol.Ns)}, T ∈ {list(plan.protocol.Ts)}, test size "
+                f"{test_size_formula(plan.protocol.test_fraction)}, a split per (dataset, N, repetition) "
+                "shared by every T and both methods; MNIST draws its test examples from its test split.",
+                *capped_test_note(cells, plan),
+            ]
+        ),
         "- DisDF λ and τ: "
         + (
             f"chosen per level by out-of-fold accuracy on the training examples (tune=True) from "
@@ -119,7 +155,7 @@ def headline_method(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str
         "",
         f"gcF and DisDF on the paper's four datasets, every N ∈ {list(p.Ns)} and T ∈ {list(p.Ts)}, "
         f"{repetitions(cells['n'])} repetitions: each repetition draws a split of N training and "
-        f"round({p.test_fraction:.2g}·N) test examples (MNIST: from its test split; Parkinsons at "
+        f"{test_size_formula(p.test_fraction)} test examples (MNIST: from its test split; Parkinsons at "
         "N = 120: every remaining example), seeded by (dataset, N, repetition) and shared by every T and "
         "both methods "
         f"(config `{digest}`). DisDF's λ = {plan.model['lambda_']:g} "
@@ -190,7 +226,7 @@ def render(context: ReportContext) -> Rendered | None:
     records = context.folder_records(context.folder, grid)
     if records.empty:
         return None
-    cells = cell_table(records, pd.read_csv(PAPER_TABLES))
+    cells = cell_table(records, pd.read_csv(PAPER_TABLES), plan.protocol.split_scheme)
     source = {
         "config_hash": grid.config_hash,
         "experiment": plan.experiment_name,
