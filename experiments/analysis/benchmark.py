@@ -20,15 +20,21 @@ from experiments.analysis.benchmark_plan import CONTRASTS, DECISION_PROBABILITY,
 from experiments.analysis.statistics import five_by_two_interval, holm
 
 
-def complete_repetitions(records: pd.DataFrame) -> pd.DataFrame:
-    """(dataset, repetition) x methods accuracies, only the repetitions every method completed."""
-    return records.pivot_table(index=["dataset", "repetition"], columns="method", values="accuracy").dropna()
+def complete_repetitions(records: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+    """(dataset, repetition) x methods ``metric``, only the repetitions every method completed."""
+    return records.pivot_table(index=["dataset", "repetition"], columns="method", values=metric).dropna()
 
 
-def dataset_accuracies(records: pd.DataFrame) -> pd.DataFrame:
-    """Datasets x methods: each method's mean test accuracy over a dataset's complete repetitions,
-    in percentage points."""
-    return 100 * complete_repetitions(records).groupby(level="dataset").mean()
+def dataset_accuracies(records: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
+    """Datasets x methods: each method's mean test ``metric`` (accuracy, or the secondary endpoint
+    :data:`~experiments.analysis.benchmark_plan.SECONDARY_METRIC`) over a dataset's complete
+    repetitions, in percentage points."""
+    return 100 * complete_repetitions(records, metric).groupby(level="dataset").mean()
+
+
+def has_metric(records: pd.DataFrame, metric: str) -> bool:
+    """Whether every record carries ``metric`` (records made before it was declared do not)."""
+    return metric in records and bool(records[metric].notna().all())
 
 
 @dataclass(frozen=True)

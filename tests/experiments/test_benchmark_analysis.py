@@ -93,3 +93,28 @@ def test_dietterichs_interval_uses_the_spread_within_each_repeat():
     mean, half = five_by_two_interval(differences)
     assert mean == 2.0
     np.testing.assert_allclose(half, 2.5705818 * np.sqrt(2.0), rtol=1e-6)  # t(0.975, 5 df)
+
+
+def test_balanced_accuracy_is_read_by_the_same_tests_when_every_record_has_it(tmp_path):
+    """A method that keeps accuracy but loses 5 points of balanced accuracy on every table (it ignores
+    a small class): the secondary line finds it worse, and records without the field show no such line."""
+    from experiments.reporting.sections import benchmark
+
+    frame = records({}).assign(dataset=lambda f: "keel_" + f["dataset"])
+    frame["balanced_accuracy"] = frame["accuracy"] - 0.05 * (frame["method"] == "disdf")
+    traits = pd.DataFrame(
+        {"dataset": sorted(set(frame["dataset"])), "n": 300, "d": 5, "classes": 2, "majority_rate": 0.5}
+    )
+    regimes = {"benchmark": (benchmark.REGIMES[0], frame)}
+    lines, detail, _ = benchmark.benchmark_section(regimes, traits, {})
+    text = "\n".join(lines)
+    secondary = next(line for line in lines if line.startswith("Balanced accuracy (secondary"))
+    assert re.search(r"DisDF − gcF -(4\.9\d|5\.0\d) points", secondary) and "worse" in secondary
+    assert text.index("Friedman χ²") < text.index("Balanced accuracy") < text.index("![Mean ranks]")
+    assert "| DisDF − gcF | -5.0" in "\n".join(detail) or "| DisDF − gcF | -4.9" in "\n".join(detail)
+    without = "\n".join(
+        benchmark.benchmark_section(
+            {"benchmark": (benchmark.REGIMES[0], frame.drop(columns="balanced_accuracy"))}, traits, {}
+        )[0]
+    )
+    assert "Balanced accuracy" not in without

@@ -221,7 +221,7 @@ def test_the_mgs_figure_has_cis_titles_and_its_60000_image_references_on_its_axi
 def test_the_scale_figure_reads_in_plain_numbers_and_shows_repeated_timings():
     import re
 
-    from experiments.reporting.sections.scale import OTHER_RUN, other_timings, scale_figure
+    from experiments.reporting.sections.scale import OTHER_RUN, SPREAD_BAR, other_timings, scale_figure
 
     def row(problem, method, n, seconds, gib):
         return {"problem": problem, "method": method, "n_train": n, "fit_seconds": seconds} | {
@@ -270,6 +270,8 @@ def test_the_scale_figure_reads_in_plain_numbers_and_shows_repeated_timings():
         mnist_time = figure.axes[0]
         (bar,) = [c for c in mnist_time.collections if len(c.get_segments()) == 1]
         assert sorted(bar.get_segments()[0][:, 1]) == pytest.approx([170 * 2, 634.0])
+        assert SPREAD_BAR in [text.get_text() for text in figure.legends[0].get_texts()]
+        assert "spans the timings of a point timed twice" in figure.get_suptitle()
         (again,) = [line for line in mnist_time.get_lines() if line.get_label() == OTHER_RUN]
         assert list(again.get_xdata()) == [10000, 60000]
     finally:

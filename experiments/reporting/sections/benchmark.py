@@ -22,11 +22,12 @@ from experiments.analysis.benchmark import (
     contrasts,
     dataset_accuracies,
     five_by_two_interval,
+    has_metric,
     ranking,
     trait_correlations,
     with_df21,
 )
-from experiments.analysis.benchmark_plan import DECISION_PROBABILITY, MARGIN_PP
+from experiments.analysis.benchmark_plan import DECISION_PROBABILITY, MARGIN_PP, SECONDARY_METRIC
 from experiments.analysis.cells import PAPER_TABLES
 from experiments.analysis.tuned_headline import decisions, split_differences
 from experiments.reporting.section import Rendered, ReportContext, Section
@@ -80,7 +81,7 @@ def draw_ranks(result: Ranking, n_tables: int):
     cd = critical_difference(len(ranks), n_tables)
 
     def draw(path) -> None:
-        figure, axis = plt.subplots(figsize=(7.5, 2.8))
+        figure, axis = plt.subplots(figsize=(7.5, 3.0))
         y = np.arange(len(ranks))[::-1]
         axis.hlines(y, ranks.to_numpy(), ranks.to_numpy() + cd, color="0.8", lw=5, label=f"one CD ({cd:.2f})")
         axis.plot(ranks.to_numpy(), y, "o", color="tab:blue")
@@ -88,8 +89,9 @@ def draw_ranks(result: Ranking, n_tables: int):
         axis.set_xlabel("mean rank over tables (1 = best)")
         axis.set_xlim(1, float(ranks.max()) + cd + 0.2)
         axis.legend(loc="upper right", fontsize=8)
-        axis.set_title(f"{n_tables} KEEL tables: methods within one CD of each other are not "
-                       "separated (Nemenyi, alpha 0.05)", fontsize=9)  # fmt: skip
+        axis.set_title(f"{n_tables} KEEL tables: methods within one CD of each other are not separated "
+                       "(Nemenyi, alpha 0.05);\nmean ranks, and so this picture, change with the set of "
+                       "methods compared", fontsize=9)  # fmt: skip
         figure.tight_layout()
         figure.savefig(path, dpi=130)
         plt.close(figure)
@@ -233,6 +235,10 @@ def regime_lines(
         f"![Per-table differences, {regime.title}]({regime.differences_figure})",
         "",
     ]
+    if has_metric(records, SECONDARY_METRIC):
+        more, behind = secondary_lines(records)
+        main[-2:-2] = more  # after Friedman's line, before the ranks figure
+        detail += behind
     frames = {
         "DisDF − gcF": per_dataset_differences(records, "disdf", "gcforest", regime.scheme),
         "DisDF tuned − gcF": per_dataset_differences(records, "disdf_tuned", "gcforest", regime.scheme),
@@ -242,6 +248,40 @@ def regime_lines(
         regime.differences_figure: draw_differences(frames, regime.scheme),
     }
     return main, detail, figures
+
+
+def secondary_lines(records: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Balanced accuracy, the declared secondary endpoint, by the same tests: one line for REPORT.md,
+    its contrasts and mean ranks for APPENDIX.md."""
+    scores = dataset_accuracies(records, SECONDARY_METRIC)
+    result = ranking(scores)
+    cd = critical_difference(len(result.mean_ranks), len(scores))
+    found = contrasts(scores)
+    fixed = next(c for c in found if c.treatment == "disdf")
+    best = result.mean_ranks.index[0]
+    main = [
+        f"Balanced accuracy (secondary, declared before it was computed): DisDF − gcF {fixed.mean_pp:+.2f} "
+        f"points (Wilcoxon p = {fixed.holm_p:.2g}, P(within ±{MARGIN_PP:g}) = {fixed.p_equivalent:.2f}: "
+        f"{fixed.verdict}); Friedman p = {result.p_value:.2g}, {NAMES[best]} first "
+        f"({result.mean_ranks.iloc[0]:.2f}, CD {cd:.2f}).",
+        "",
+    ]
+    ranks = ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in result.mean_ranks.items())
+    detail = [
+        f"Balanced accuracy (the secondary endpoint of `benchmark_plan.py`): Friedman χ² = "
+        f"{result.statistic:.1f}, p = {result.p_value:.2g}; mean ranks {ranks}.",
+        "",
+        f"| contrast | mean (points) | Wilcoxon p (Holm) | P(worse) | P(within ±{MARGIN_PP:g}) | P(better) | "
+        f"verdict (P > {DECISION_PROBABILITY:g}) |",
+        "|:--|--:|--:|--:|--:|--:|:--|",
+        *(
+            f"| {NAMES[c.treatment]} − {NAMES[c.baseline]} | {c.mean_pp:+.2f} | {c.holm_p:.3g} | "
+            f"{c.p_worse:.3f} | {c.p_equivalent:.3f} | {c.p_better:.3f} | {c.verdict} |"
+            for c in found
+        ),
+        "",
+    ]
+    return main, detail
 
 
 def df21_lines(records: pd.DataFrame, df21: pd.DataFrame) -> tuple[list[str], list[str]] | None:

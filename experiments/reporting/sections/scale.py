@@ -294,6 +294,10 @@ def plain_log_axis(axis, subs: tuple[float, ...] | None = None, ticks: list[floa
     axis.set_minor_formatter(NullFormatter())
 
 
+#: The legend's entry of the bars that join two timings of one point.
+SPREAD_BAR = "two timings of one point (their range)"
+
+
 def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
     """Log-log fit time (top) and peak memory (bottom) against n, one panel per problem, a line per
     method; each point one timing, the other runs' timings of a point (``others``) hollow, joined to
@@ -327,7 +331,13 @@ def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
                 if len(spread):
                     bars = spread[(spread["problem"] == problem) & (spread["method"] == method)]
                     ax.vlines(
-                        bars["n_train"], bars[f"{measure}_low"], bars[f"{measure}_high"], color=color, lw=2.5
+                        bars["n_train"],
+                        bars[f"{measure}_low"],
+                        bars[f"{measure}_high"],
+                        color=color,
+                        lw=6,
+                        alpha=0.35,
+                        label=SPREAD_BAR if len(bars) else None,
                     )
             ax.set_xscale("log")
             ax.set_yscale("log")
@@ -348,7 +358,8 @@ def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
         entries.values(), entries.keys(), loc="outside lower center", ncol=6, fontsize=8, frameon=False
     )
     repeated = (
-        "; where a point was timed again on another day (hollow), the bar spans the timings"
+        f"; hollow: another run's timing; a wide pale bar spans the timings of a point timed twice "
+        f"({len(spread)} of them)"
         if len(spread)
         else ""
     )
