@@ -25,6 +25,7 @@ dates them. These rules were written on 2026-11-27, after every record existed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -100,13 +101,10 @@ RULES = (
 )
 #: The rules in brief, for REPORT.md (in full: :data:`RULES`, APPENDIX.md).
 RULES_BRIEF = (
-    "Rules (`experiments/analysis/paper_claims.py`, α = {alpha}; in full in APPENDIX.md): a row per N at "
-    "the split (DisDF − gcF averaged over the split's T; for T, a contrast within the split), one-sided "
-    "tests against ±{m} point with Holm across the sentence's rows. One threshold decides both ways: a "
-    "claimed gain is confirmed when the row's {level:.0%} interval lies above +{m} (▲) and refuted when it "
-    "lies below +{m} (≈ inside ±{m}, ▼ below −{m}, < below +{m}); “not significant” is confirmed inside ±{m} "
-    "and refuted beyond it. “In most cases” needs more than half of its rows, “may” and “some” one, any "
-    "other sentence all; a sentence the paper's own table contradicts is not counted."
+    "Rules (α = {alpha}; in full in APPENDIX.md, fixed after the records were read): a row per N at the "
+    "split, one-sided tests against ±{m} point, Holm within a sentence. A claimed gain is confirmed when the "
+    "row's {level:.0%} interval lies above +{m} and refuted when below it; “not significant” is confirmed "
+    "inside ±{m} and refuted beyond. “Most” needs over half of the rows, “may” and “some” one, others all."
 )
 
 
@@ -707,17 +705,21 @@ def verdict_cell(d: Decision) -> str:
     return f"{d.verdict}{ours}; not counted: the paper's own table gives {d.paper_verdict}"
 
 
-def sentence_table(decisions: list[Decision], earlier: dict[str, list[str]] | None = None) -> str:
+def sentence_table(
+    decisions: list[Decision], earlier: dict[str, list[str]] | None = None, brief: bool = False
+) -> str:
     """One line per sentence: its rows with our effect and finding, the paper's, the verdict; then a
     column per entry of ``earlier`` (an earlier rule set's verdict of each sentence, and last its count,
-    :func:`experiments.analysis.claim_history.earlier_columns`) and a line of counts."""
+    :func:`experiments.analysis.claim_history.earlier_columns`) and a line of counts. ``brief``
+    (REPORT.md): the paper's words without our bracketed coding, which APPENDIX.md's rows spell out."""
     earlier = earlier or {}
     lines = []
     for i, d in enumerate(decisions):
         rows = (*d.rows, *d.ours)
+        text = re.sub(r"\s*\[[^]]*\]$", "", d.sentence.text) if brief else d.sentence.text
         line = {
             "#": d.sentence.number,
-            "the paper says": d.sentence.text,
+            "the paper says": text,
             "ours (pp)": _by_group(rows, lambda r: f"{r.result['mean']:+.1f}{r.mark}"),
             "paper (pp)": _by_group(rows, lambda r: _number(r.paper), labelled=False),
             "verdict": verdict_cell(d),
@@ -784,7 +786,6 @@ def counts_lines(decisions: list[Decision]) -> list[str]:
             else ""
         )
         + f"); the {len(methods)} comparing DisDF with gcF: {counts_text(verdict_counts(methods))}. "
-        f"▲ above +{m}, ≈ inside ±{m}, ▼ below −{m}, < below +{m} only, > above −{m} only, ? none "
-        f"(one-sided tests at {ALPHA:g}, Holm); * rows we add, not counted; paper: the same quantity from "
-        "its tables.",
+        f"▲ above +{m}, ≈ inside ±{m}, ▼ below −{m}, < below +{m}, > above −{m}, ? none; * our rows, "
+        "not counted.",
     ]

@@ -131,3 +131,16 @@ def test_the_section_is_not_written_without_its_records(tmp_path):
     from experiments.reporting.sections.mgs import render
 
     assert render(ReportContext(tmp_path, tmp_path)) is None
+
+
+def test_the_full_size_scanner_is_gcforests_on_the_headlines_splits():
+    from experiments.running.composition import compose_config, config_hash
+
+    reduced, full = compose_config("experiment=mgs"), compose_config("experiment=mgs_full")
+    for method in ("gcforest_mgs", "disdf_mgs"):
+        scanner = full.methods[method].scanner
+        assert (scanner.n_trees, scanner.strides, list(scanner.window_sizes)) == (500, 1, [7, 10, 14])
+        assert full.methods[method].cascade == reduced.methods[method].cascade
+    assert list(full.protocol.Ns) == [50, 80] and full.protocol.repetitions == 30
+    assert list(full.protocol.Ts) == [100, 1000] and full.protocol.seed == reduced.protocol.seed
+    assert config_hash(full) != config_hash(reduced)  # other records, never merged with the reduced ones

@@ -324,8 +324,7 @@ def benchmark_section(
         "## Beyond the paper's datasets",
         "",
         "KEEL's 43 balanced tables (`results/benchmark/datasets.csv`); protocols and tests declared before "
-        "the records; unit: the table; Bayesian equivalence region ±1 point. DF21 (own venv, same splits) "
-        "ran later, outside the declared tests.",
+        "the records; unit: the table; Bayesian equivalence region ±1 point. DF21 ran later, outside them.",
         "",
     ]
     detail = [f"## {DETAIL_TITLE}", ""]

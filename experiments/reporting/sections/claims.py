@@ -50,7 +50,7 @@ def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest
         "",
         rules_text(brief=True),
         "",
-        sentence_table(decisions),
+        sentence_table(decisions, brief=True),
         "",
         *counts_lines(decisions),
         "",

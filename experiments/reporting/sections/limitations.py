@@ -34,8 +34,8 @@ def limitations_lines(headline: pd.DataFrame, grid: pd.DataFrame) -> list[str]:
         "test-set choice of λ is a lower bound on a finer search's."
         if points
         else f"- **The mechanisms ran at T = {AUDIT_T} only**; no λ/τ grid was run (`make audit`).",
-        "- **Parkinsons' random splits leak subjects** (32 subjects, about six recordings each); "
-        "subject-disjoint splits shrink DisDF's advantage (APPENDIX.md, mechanisms).",
+        "- **Parkinsons' random splits leak subjects** (32 subjects, about six recordings each): the "
+        "verdict gives the subject-disjoint estimate beside them.",
         f"- **Scanning's verdict** holds for {SCANNER}.",
         "",
     ]

@@ -57,11 +57,10 @@ def compact_lines(shared: PaperSampleCheck) -> list[str]:
         "",
         "A paper value is a few splits, not a constant: its spread across T gives n̂, the number of our "
         f"splits a paper cell behaves like (one n for all datasets: {pooled}, χ²({test['groups'] - 1}) = "
-        f"{test['statistic']:.1f}, p = {test['p']:.2g}). P: the chance that a table of means of n of our "
-        "splits per cell (n = 1 / n̂) shows the paper's mean DisDF − gcF and its count of cells with DisDF "
-        "ahead, with λ = τ = 1 or with λ chosen on the test data, as the paper says it did for its UCI "
-        "tables (for MNIST an assumption); with n > 1 the choice is per split, an upper bound on one choice "
-        "per cell (APPENDIX.md).",
+        f"{test['statistic']:.1f}, p = {test['p']:.2g}). P: the chance that means of n of our splits per "
+        "cell (n = 1 / n̂) show the paper's mean DisDF − gcF and its count of cells with DisDF ahead, with "
+        "λ = τ = 1 or λ chosen on the test data as the paper did (for MNIST assumed; per split: an upper "
+        "bound on a choice per cell).",
         "",
         pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
         "",

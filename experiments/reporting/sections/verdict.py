@@ -258,8 +258,7 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
         "repetitions": int(headline.groupby(["dataset", "N", "T"])["repetition"].nunique().min()),
         "benchmark": benchmark_phrase(context),
         "claims": f"{counts_text(verdict_counts(decisions))} of the {len(decisions)} the paper's own tables "
-        f"satisfy (of the {len(methods)} on DisDF against gcF, "
-        f"{verdict_counts(methods)[CONFIRMED]} confirmed)",
+        f"satisfy (DisDF against gcF: {verdict_counts(methods)[CONFIRMED]} of {len(methods)} confirmed)",
         "baselines": baseline_phrase(context, headline),
     }
 
@@ -451,11 +450,9 @@ def render(context: ReportContext) -> Rendered | None:
             "## Verdict",
             "",
             summary,
-            "DisDF − gcF over the 16 cells (split averaged over T, then over N); "
-            f"{LEVEL} intervals (the level of the one-sided tests at {ALPHA:g} that decide): given the file, "
-            "and for new data by Nadeau and Bengio's corrected resampled t; verdict: TOST inside ±"
-            f"{EQUIVALENCE_MARGIN:g}, one-sided tests beyond it; P: the predictive check, largest over "
-            "n = 1 and n̂.",
+            f"DisDF − gcF over the 16 cells (split mean over T, then over N), {LEVEL} intervals (one-sided "
+            f"tests at {ALPHA:g}): given the file, and for new data (Nadeau–Bengio); P: predictive check, "
+            "largest over n = 1 and n̂.",
             "",
             f"![DisDF − gcF per cell, ours and the paper's]({FIGURE})",
             "",
