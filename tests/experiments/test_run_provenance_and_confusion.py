@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import experiments.running.runner as runner
-from experiments.reporting.sections.run_details import code_lines
+from experiments.reporting.sections.protocol import code_lines
 from experiments.running.composition import compose_config
 from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore, record_problem
@@ -104,3 +104,14 @@ def test_a_dirty_start_and_an_old_end_only_line_say_so():
     lines = code_lines([dirty, old])
     assert "started from `abc1234+` (with uncommitted changes)" in lines[0]
     assert "`01400da+` at its end (its start commit was not recorded" in lines[1]
+
+
+def test_the_run_folders_report_names_the_code_its_records_came_from(tmp_path, data_dir):
+    from experiments.reporting.report import write_protocol
+
+    plan = smoke(tmp_path, data_dir, "protocol.Ts=[5]")
+    summary = run_units(plan)
+    write_protocol(plan)
+    report = (tmp_path / "REPORT.md").read_text()
+    state = "with uncommitted changes" if summary["start_dirty"] else "clean"
+    assert f"started from `{summary['start_commit']}` ({state})" in report

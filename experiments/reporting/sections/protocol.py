@@ -11,6 +11,7 @@ under ``tables/``; its records start a new generation of the folder's outputs
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pandas as pd
 
@@ -19,6 +20,7 @@ from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.tables import layout, table_files, table_legend
 from experiments.running.plan import RunPlan
 from experiments.running.unit import TIMING_FIELDS
+from experiments.safety.durable import read_json_lines
 from experiments.safety.generation import records_digest
 from experiments.safety.guards import writes_headline
 
@@ -96,6 +98,38 @@ def accuracy_figures(cells: pd.DataFrame) -> list[str]:
     return lines
 
 
+def code_lines(runs: list[dict]) -> list[str]:
+    """Which code made the records, per run: the commit it started from (and whether the checkout had
+    uncommitted changes then), the commit it ended at when the checkout moved; a run logged before the
+    start was recorded gives only its end commit, and says so."""
+    said = []
+    for run in runs:
+        when = run["started"][:16].replace("T", " ")
+        if "start_commit" in run:
+            state = "with uncommitted changes" if run["start_dirty"] else "clean"
+            end = run.get("end_commit")
+            moved = f"; the checkout was at `{end}` when it ended" if end else ""
+            start = run["start_commit"]
+            said.append(f"- Code of the run of {when}: started from `{start}` ({state}){moved}.")
+        elif "commit" in run:
+            said.append(
+                f"- Code of the run of {when}: `{run['commit']}` at its end (its start commit was not "
+                "recorded then; code committed during the run may not be the code that made its records)."
+            )
+    return said
+
+
+def run_code_lines(folder, digest: str) -> list[str]:
+    """Which code made this folder's records of config ``digest``: per run, its start commit and
+    whether the checkout was dirty then (:func:`code_lines`)."""
+    runs = [
+        r
+        for r in read_json_lines(Path(folder) / "runs.jsonl")
+        if r.get("config_hash") == digest and not r.get("lost_summary")
+    ]
+    return code_lines(runs)
+
+
 def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]:
     """The protocol, λ and τ, the solver and the forests, as configured."""
     model = plan.model
@@ -136,6 +170,7 @@ def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]
         + " Level 1 of a split is grown once for every T and both methods (exact: the first T trees of a "
         "forest are the T-tree forest with the same seed).",
         "- The paper chose λ by the best (test) results; its values are printed beside ours, not used.",
+        *run_code_lines(plan.runtime.output_dir, digest),
         "",
     ]
 

@@ -78,30 +78,8 @@ def run_section(cells: pd.DataFrame, plan: RunPlan, output_dir: Path, digest: st
         f"- Fit + predict time summed over every recorded unit: {duration(unit_seconds)} "
         "(units run in parallel, one per worker).",
         f"- Package version(s): {', '.join(sorted({r['version'] for r in runs})) or 'n/a'}.",
-        *code_lines(runs),
         "",
     ]
-
-
-def code_lines(runs: list[dict]) -> list[str]:
-    """Which code made the records, per run: the commit it started from (and whether the checkout had
-    uncommitted changes then), the commit it ended at when the checkout moved; a run logged before the
-    start was recorded gives only its end commit, and says so."""
-    said = []
-    for run in runs:
-        when = run["started"][:16].replace("T", " ")
-        if "start_commit" in run:
-            state = "with uncommitted changes" if run["start_dirty"] else "clean"
-            end = run.get("end_commit")
-            moved = f"; the checkout was at `{end}` when it ended" if end else ""
-            start = run["start_commit"]
-            said.append(f"- Code of the run of {when}: started from `{start}` ({state}){moved}.")
-        elif "commit" in run:
-            said.append(
-                f"- Code of the run of {when}: `{run['commit']}` at its end (its start commit was not "
-                "recorded then; code committed during the run may not be the code that made its records)."
-            )
-    return said
 
 
 def optimism_section(records: pd.DataFrame, weight_fitting: str, headline: bool) -> list[str]:
