@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -499,6 +499,8 @@ class Decision:
     verdict: str
     ours_verdict: str | None
     paper_verdict: str | None = None
+    #: What the verdict rests on beyond the records' own rule (e.g. "reduced scanner"), shown beside it.
+    note: str = ""
 
     @property
     def counted(self) -> bool:
@@ -609,12 +611,15 @@ def decide(sentence: Sentence, tables: Tables) -> Decision | None:
 
 
 def sentence_decisions(
-    records: pd.DataFrame, paper: pd.DataFrame, scanning: pd.DataFrame | None = None
+    records: pd.DataFrame, paper: pd.DataFrame, scanning: pd.DataFrame | None = None, scanning_note: str = ""
 ) -> list[Decision]:
     """Every sentence the records can decide, in the paper's order. ``scanning``: the paired rows of
-    experiment=mgs against the headline (sentence 15), or None."""
+    experiment=mgs against the headline (sentence 15), or None; ``scanning_note``: what its verdict
+    rests on (e.g. "reduced scanner"), shown and counted beside it."""
     tables = Tables(records, paper, scanning)
-    return [d for sentence in SENTENCES if (d := decide(sentence, tables)) is not None]
+    decided = [d for sentence in SENTENCES if (d := decide(sentence, tables)) is not None]
+    scans = {id(d) for d in decided if any(row.quantity == SCANNING for row in d.sentence.rows)}
+    return [replace(d, note=scanning_note) if id(d) in scans else d for d in decided]
 
 
 def at_splits_decision(decision: Decision, splits: int) -> Decision:
@@ -700,6 +705,7 @@ def _by_group(rows: tuple[RowResult, ...], text: Callable[[RowResult], str], lab
 def verdict_cell(d: Decision) -> str:
     """A sentence's verdict as the table shows it: bold when counted; else why it is not."""
     ours = f" (*: {d.ours_verdict})" if d.ours_verdict else ""
+    ours += f" ({d.note})" if d.note else ""
     if d.counted:
         return f"**{d.verdict}**{ours}"
     return f"{d.verdict}{ours}; not counted: the paper's own table gives {d.paper_verdict}"
@@ -785,6 +791,7 @@ def counts_lines(decisions: list[Decision]) -> list[str]:
             if left_out
             else ""
         )
+        + "".join(f"; sentence {d.sentence.number}: {d.note}" for d in counted if d.note)
         + f"); the {len(methods)} comparing DisDF with gcF: {counts_text(verdict_counts(methods))}. "
         f"▲ above +{m}, ≈ inside ±{m}, ▼ below −{m}, < below +{m}, > above −{m}, ? none; * our rows, "
         "not counted.",

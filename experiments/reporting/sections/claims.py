@@ -38,7 +38,7 @@ def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     def decide() -> list[Decision]:
         scanned, _ = context.records("mgs")
         scanning = None if scanned.empty else mgs.paired_differences(scanned, headline)
-        return sentence_decisions(headline, paper, scanning)
+        return sentence_decisions(headline, paper, scanning, mgs.SCANNER_NOTE)
 
     return context.once("claim decisions", decide)
 

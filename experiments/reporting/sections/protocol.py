@@ -116,6 +116,8 @@ def code_lines(runs: list[dict]) -> list[str]:
                 f"- Code of the run of {when}: `{run['commit']}` at its end (its start commit was not "
                 "recorded then; code committed during the run may not be the code that made its records)."
             )
+        else:
+            said.append(f"- Code of the run of {when}: not recorded (the run predates commit recording).")
     return said
 
 
@@ -196,7 +198,9 @@ def headline_method(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str
         f"(config `{digest}`). DisDF's λ = {plan.model['lambda_']:g} "
         f"and τ = {plan.model['tau']:g} were fixed before any run (the paper chose λ on test data); its "
         "out-of-fold vectors are cross-fitted, so no weight saw the label of the example it scores. "
-        + HISTORY,
+        + HISTORY
+        + " "
+        + " ".join(line.removeprefix("- ") for line in run_code_lines(plan.runtime.output_dir, digest)),
         "",
     ]
 

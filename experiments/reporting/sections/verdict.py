@@ -258,7 +258,9 @@ def gather_facts(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
         "repetitions": int(headline.groupby(["dataset", "N", "T"])["repetition"].nunique().min()),
         "benchmark": benchmark_phrase(context),
         "claims": f"{counts_text(verdict_counts(decisions))} of the {len(decisions)} the paper's own tables "
-        f"satisfy (DisDF against gcF: {verdict_counts(methods)[CONFIRMED]} of {len(methods)} confirmed)",
+        f"satisfy (DisDF against gcF: {verdict_counts(methods)[CONFIRMED]} of {len(methods)} confirmed"
+        + "".join(f"; {d.sentence.number} on a {d.note}" for d in decisions if d.note)
+        + ")",
         "baselines": baseline_phrase(context, headline),
     }
 
