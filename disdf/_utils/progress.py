@@ -105,6 +105,14 @@ class FitProgress:
                 self.owner, level + 1, position + 1, kind, accuracy,
             )  # fmt: skip
 
+    def stopped(self, kept: int, accuracy: float, reason: str) -> None:
+        """The level kept and why the fit stopped growing (``verbose >= 1``)."""
+        if self.verbose >= 1:
+            LOGGER.info(
+                "[%s] kept level %d (out-of-fold accuracy %.4f); stopped: %s",
+                self.owner, kept, accuracy, reason,
+            )  # fmt: skip
+
     def level(self, level: int, accuracy: float) -> None:
         if self.verbose >= 1:
             now = time.perf_counter()

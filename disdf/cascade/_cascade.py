@@ -32,6 +32,7 @@ from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.sample_weights import example_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
+from disdf.cascade._df21_names import constructor_signature, refuse_df21_names
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
 from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
@@ -207,6 +208,17 @@ class CascadeForestClassifier(
     (3, 12)
     """
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # Before __init__, whose bare "unexpected keyword argument" would not say what to use instead.
+        refuse_df21_names(cls.__name__, kwargs)
+        return super().__new__(cls)
+
+    def set_params(self, **params: Any) -> Any:
+        """scikit-learn's ``set_params`` (and ``name__key`` for a dict parameter); a DF21 name is
+        refused with its disdf equivalent."""
+        refuse_df21_names(type(self).__name__, params)
+        return super().set_params(**params)
+
     def __init__(
         self,
         *,
@@ -255,6 +267,8 @@ class CascadeForestClassifier(
         self.n_bins = n_bins
         self.bin_subsample = bin_subsample
         self.max_tree_samples = max_tree_samples
+
+    __signature__ = constructor_signature(__init__)
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
@@ -357,7 +371,7 @@ class CascadeForestClassifier(
         levels: list[CascadeLevel] = []
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
-        best, stalled = -np.inf, 0
+        best, stalled, reason = -np.inf, 0, ""
         with FitProgress(type(self).__name__, int(self.verbose), self.max_levels) as progress:
             for level_index in range(self.max_levels):
                 progress.start_level()
@@ -391,9 +405,17 @@ class CascadeForestClassifier(
                 else:
                     stalled += 1
                     if stalled >= self.patience:
+                        reason = (
+                            f"{stalled} level(s) without an out-of-fold gain over {best:.4f} + tol "
+                            f"(patience={self.patience})"
+                        )
                         break
                 if score == 1.0:
-                    break  # nothing left to improve
+                    reason = "out-of-fold accuracy 1.0: nothing left to improve"
+                    break
+            else:
+                reason = f"max_levels={self.max_levels} reached"
+            progress.stopped(n_keep, best, reason)
 
         self.levels_ = levels[:n_keep]
         # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
@@ -561,6 +583,21 @@ class CascadeForestClassifier(
         n_classes = len(self.classes_)
         total = vectors.reshape(vectors.shape[0], -1, n_classes).sum(axis=1)
         return total / total.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """The logarithm of :meth:`predict_proba` (−inf where a class has probability 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def predict(self, X) -> np.ndarray:
         """Class with the largest sum of the last level's class vectors.

@@ -12,6 +12,7 @@ import numpy as np
 
 from disdf._utils.parameters import Boolean, Constraint, DictParameter, Grid, Integer, OneOf
 from disdf.cascade._cascade import CascadeForestClassifier
+from disdf.cascade._df21_names import constructor_signature
 from disdf.cascade._fit_memory import different_class_pairs_per_fold
 from disdf.cascade._forest_fit import LevelFit, LevelWeightFit
 from disdf.cascade._weight_fitting import GridPoint, PointWeights, WeightFitting
@@ -267,6 +268,8 @@ class DisDFClassifier(CascadeForestClassifier):
         self.solver_fallback = solver_fallback
         self.weight_fitting = weight_fitting
         self.cross_fit_parts = cross_fit_parts
+
+    __signature__ = constructor_signature(__init__)
 
     def fit(self, X, y, sample_weight=None) -> DisDFClassifier:
         """Grow the cascade level by level, each forest's tree weights from eq. (70)-(72), until the

@@ -16,13 +16,21 @@ from disdf._utils.parameters import Constraint, InvalidParameterError
 
 @dataclass(frozen=True)
 class Predictor(Constraint):
-    """``predictor``: None, or a scikit-learn classifier (``fit`` and ``predict_proba``)."""
+    """``predictor``: None, or a scikit-learn classifier *instance* (``get_params``, ``fit`` and
+    ``predict_proba``: it is cloned at fit, as scikit-learn's meta-estimators clone theirs)."""
 
     def check(self, owner: str, name: str, value: Any) -> None:
-        if value is not None and not (hasattr(value, "fit") and hasattr(value, "predict_proba")):
+        if value is None:
+            return
+        if isinstance(value, type):
             raise InvalidParameterError(
-                f"{owner}: {name} must be None or a classifier with fit and predict_proba "
-                f"(e.g. sklearn.ensemble.HistGradientBoostingClassifier()); got {value!r}"
+                f"{owner}: {name} must be a classifier instance, not a class: write {value.__name__}() "
+                f"instead of {value.__name__}"
+            )
+        if not all(hasattr(value, method) for method in ("get_params", "fit", "predict_proba")):
+            raise InvalidParameterError(
+                f"{owner}: {name} must be None or a scikit-learn classifier with get_params, fit and "
+                f"predict_proba (e.g. sklearn.ensemble.HistGradientBoostingClassifier()); got {value!r}"
             )
 
     def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:

@@ -48,5 +48,5 @@ def test_a_predictor_is_searched_like_any_nested_estimator():
 
 
 def test_a_predictor_that_is_no_classifier_is_refused_before_any_work():
-    with pytest.raises(InvalidParameterError, match="predictor must be None or a classifier"):
+    with pytest.raises(InvalidParameterError, match="predictor must be None or a scikit-learn classifier"):
         CascadeForestClassifier(predictor="gbdt").fit(X, y)
