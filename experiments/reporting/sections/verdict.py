@@ -333,6 +333,21 @@ def draw_paper_values(
         )
 
 
+#: The pooled row's two intervals: given the file (a black diamond), for new data (a grey bar below).
+POOLED_FILE = {
+    "fmt": "D",
+    "color": "black",
+    "ms": 5,
+    "label": f"ours, all 16 cells, {LEVEL} CI given the file",
+}
+POOLED_NEW_DATA = {
+    "fmt": "none",
+    "ecolor": "0.45",
+    "elinewidth": 2.5,
+    "label": f"all 16 cells, new data (Nadeau–Bengio, {LEVEL})",
+}
+
+
 def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame):
     """Per dataset a panel: each cell's DisDF − gcF with its 90 % CI (ours, not adjusted for
     multiplicity) and the paper's value, the dataset's pooled effect at the top (given the file, and
@@ -387,26 +402,12 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
             means, y[1:], xerr=halves, fmt="o", color="tab:blue", ms=3.5, capsize=2, label=f"ours, {LEVEL} CI"
         )
         draw_paper_values(ax, theirs, y[1:], limits, 6)
-        ax.errorbar(
-            [pooled["mean"]],
-            [y[0]],
-            xerr=[[pooled["mean"] - pooled["ci_low"]], [pooled["ci_high"] - pooled["mean"]]],
-            fmt="D",
-            color="black",
-            ms=5,
-            capsize=3,
-            label=f"ours, all 16 cells, {LEVEL} CI given the file",
-        )
-        ax.errorbar(
-            [pooled["mean"]],
-            [y[0] - 0.35],
-            xerr=[[pooled["mean"] - pooled["nb_low"]], [pooled["nb_high"] - pooled["mean"]]],
-            fmt="none",
-            ecolor="0.45",
-            elinewidth=2.5,
-            capsize=3,
-            label=f"all 16 cells, new data (Nadeau–Bengio, {LEVEL})",
-        )
+        for row, (low, high), style in (
+            (y[0], ("ci_low", "ci_high"), POOLED_FILE),
+            (y[0] - 0.35, ("nb_low", "nb_high"), POOLED_NEW_DATA),
+        ):
+            interval = [[pooled["mean"] - pooled[low]], [pooled[high] - pooled["mean"]]]
+            ax.errorbar([pooled["mean"]], [row], xerr=interval, capsize=3, **style)
         draw_paper_values(ax, np.array([pooled["paper"]]), y[:1], limits, 8)
         ax.set_yticks(y, ["all cells", *(f"N={N}, T={T}" for N, T in cells)], fontsize=7)
         ax.set_ylim(-0.7, len(cells) + 0.7)
