@@ -16,6 +16,7 @@ from disdf.cascade._df21_names import constructor_signature
 from disdf.cascade._fit_memory import different_class_pairs_per_fold
 from disdf.cascade._forest_fit import LevelFit, LevelWeightFit
 from disdf.cascade._weight_fitting import GridPoint, PointWeights, WeightFitting
+from disdf.forests._specs import parse_forest_specs
 from disdf.weights import (
     LAMBDA,
     TAU,
@@ -305,11 +306,14 @@ class DisDFClassifier(CascadeForestClassifier):
         return prepared
 
     def _pair_rows(self, class_counts: np.ndarray) -> int:
-        """Rows Q_ij of one fold model's held-out pairs, eq. (72), held by an exact solver (none when
-        the solver draws pairs or weighs uniformly)."""
+        """Rows Q_ij of eq. (72) an exact solver holds at once: every fold model's held-out pairs of a
+        level, since a level's (π, Q) are computed once for all its forests and folds and kept across
+        the grid (:meth:`disdf.cascade._forest_fit.LevelFit.compute_pair_statistics`); none when the
+        solver draws pairs or weighs uniformly."""
         if self.solver == "uniform" or not reads_pair_statistics(self.solver):
             return 0
-        return different_class_pairs_per_fold(class_counts, self.n_folds)
+        n_forests = len(parse_forest_specs(self.forests, self.engine))
+        return n_forests * self.n_folds * different_class_pairs_per_fold(class_counts, self.n_folds)
 
     def _memory_remedy(self) -> str:
         return (

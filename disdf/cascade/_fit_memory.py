@@ -15,7 +15,9 @@ M forests of T trees and K folds:
   best-split forest its presorted order (int32) and value codes (uint8);
 * the held-out leaf rows of a level, ``(n, T)`` int32 per forest
   (:class:`~disdf.forests._tree_leaves.TreeLeaves`), and for DisDF with an exact weight
-  solver the rows Q_ij (length T, float64) of one fold model's different-class pairs, eq. (72);
+  solver the rows Q_ij (length T, float64) of every fold model's different-class pairs, eq. (72),
+  all held while the level's weights are solved (until 2026-11-28 the estimate counted one fold
+  model's, 1/12 of the peak with the default 4 forests and 3 folds);
 * the trees: :data:`NODE_BYTES` per node, a fully grown tree on m training examples
   taking :data:`NODES_PER_EXAMPLE` m nodes (measured on MNIST, 40,000 images:
   completely-random trees 0.55 m, random forests on bootstraps 0.09 m), for every level
