@@ -92,3 +92,42 @@ def same_weights(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return np.array_equal(a, b)
+
+
+def check_fold_weights(
+    owner: str, weights: np.ndarray | None, folds: list[tuple[np.ndarray, np.ndarray]]
+) -> None:
+    """Refuse, before a level's trees grow, folds whose fold model would train on no weight: every
+    example of weight > 0 fell in that fold's held-out part. Said in the user's terms (how many
+    examples have weight > 0), not the forest's."""
+    if weights is None:
+        return
+    for k, (train, _) in enumerate(folds):
+        if not weights[train].sum() > 0:
+            positive = int(np.count_nonzero(weights > 0))
+            raise ValueError(
+                f"{owner}: sample_weight gives weight > 0 to only {positive} of {len(weights)} examples, and "
+                f"all of them fall in the held-out part of fold {k + 1} of {len(folds)}: its fold model "
+                "would train on no weight. Give weight > 0 to more examples (in every class), or use "
+                "fewer folds (n_folds)"
+            )
+
+
+#: The largest example weight DisDF's weight problem takes: a pair weighs s_i s_j against lambda_
+#: (eqs. (70)-(72) are not scale-invariant), so beyond this lambda_ is negligible and the solvers'
+#: numbers unstable (weights of 1e9 failed with numerical errors).
+MAX_PAIR_WEIGHT = 1e6
+
+
+def check_pair_weight_scale(owner: str, weights: np.ndarray | None) -> None:
+    """Refuse weights DisDF's pairs cannot take (above :data:`MAX_PAIR_WEIGHT`), in one line naming
+    sample_weight and what to do, before any tree grows."""
+    if weights is None or weights.max() <= MAX_PAIR_WEIGHT:
+        return
+    raise ValueError(
+        f"{owner}: sample_weight (times class_weight) reaches {weights.max():.3g}, above "
+        f"{MAX_PAIR_WEIGHT:g}: DisDF's pairs weigh s_i s_j against lambda_, which such weights make "
+        "negligible and numerically unstable. Divide sample_weight by its mean (weights of mean 1 keep "
+        "lambda_'s meaning); CascadeForestClassifier, whose trees read only the weights' ratios, takes "
+        "any finite scale"
+    )

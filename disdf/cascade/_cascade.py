@@ -29,7 +29,7 @@ from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estima
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
-from disdf._utils.sample_weights import example_weights
+from disdf._utils.sample_weights import check_fold_weights, example_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._df21_names import constructor_signature, refuse_df21_names
@@ -338,6 +338,7 @@ class CascadeForestClassifier(
         X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
         check_float32_range(X)
         weights = example_weights(type(self).__name__, y, sample_weight, self.class_weight)
+        self._check_weight_scale(weights)
         check_predictor_weights(type(self).__name__, self.predictor, weights)
         X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
         self.classes_, y_code = encode_labels(type(self).__name__, y)
@@ -359,6 +360,9 @@ class CascadeForestClassifier(
             **{name: getattr(self, name) for name in ENGINE_TREE_PARAMS},  # the compiled engines'
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
+
+    def _check_weight_scale(self, weights: np.ndarray | None) -> None:
+        """The trees and the level score read only the weights' ratios: any finite scale fits."""
 
     def _fit(self, X, y_code, specs, rng, tree_params, sample_weight, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
@@ -452,6 +456,7 @@ class CascadeForestClassifier(
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
         splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
         folds = list(splitter.split(features, y_code))
+        check_fold_weights(type(self).__name__, sample_weight, folds)
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
         # converting once here, not per fold model, halves every fold's copy of the training rows.
         features = np.asarray(features, dtype=np.float32)

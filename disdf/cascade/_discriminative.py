@@ -11,6 +11,7 @@ from typing import Any, ClassVar, cast
 import numpy as np
 
 from disdf._utils.parameters import Boolean, Constraint, DictParameter, Grid, Integer, OneOf
+from disdf._utils.sample_weights import check_pair_weight_scale
 from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._df21_names import constructor_signature
 from disdf.cascade._fit_memory import different_class_pairs_per_fold
@@ -304,6 +305,11 @@ class DisDFClassifier(CascadeForestClassifier):
                 f"at least {2 * self.n_folds} examples, fewer folds, or weight_fitting='same_examples'"
             )
         return prepared
+
+    def _check_weight_scale(self, weights: np.ndarray | None) -> None:
+        """DisDF's pairs weigh s_i s_j against lambda_ (not scale-invariant): extreme weights are
+        refused before any work (:func:`disdf._utils.sample_weights.check_pair_weight_scale`)."""
+        check_pair_weight_scale(type(self).__name__, weights)
 
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij of eq. (72) an exact solver holds at once: every fold model's held-out pairs of a

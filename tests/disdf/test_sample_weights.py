@@ -268,3 +268,43 @@ def test_a_shared_first_level_carries_the_class_weights(skewed_data):
     level = clone(estimators[0])._grow_first_level(X, y)
     with pytest.raises(ValueError, match="grown with other example weights than this fit's"):
         clone(estimators[0]).set_params(class_weight=None)._fit_with_first_level(X, y, level)
+
+
+def test_weights_that_leave_a_fold_model_with_no_weight_are_named_in_the_users_terms():
+    """One example of weight 100, every other 0: the fold that holds it out would train on nothing.
+    The error counts the user's examples of weight > 0, not a forest's internal training rows."""
+    from sklearn.datasets import load_iris
+
+    from disdf import CascadeForestClassifier, DisDFClassifier
+
+    X, y = load_iris(return_X_y=True)
+    weights = np.zeros(len(y))
+    weights[0] = 100.0
+    for estimator in (CascadeForestClassifier, DisDFClassifier):
+        with pytest.raises(ValueError, match=r"weight > 0 to only 1 of 150 examples.*held-out part of fold"):
+            estimator(n_trees=3, random_state=0).fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("scale", [1e9, 1e30, 1e300])
+def test_extreme_weights_fit_gcf_and_are_refused_by_disdf_in_one_line(scale):
+    """gcF's trees and level score read only the weights' ratios: any finite scale fits, with the
+    trees of weights 2. DisDF's pairs weigh s_i s_j against lambda_ (not scale-invariant): refused
+    before any work, naming sample_weight and the remedy."""
+    from sklearn.datasets import load_iris
+
+    from disdf import CascadeForestClassifier, DisDFClassifier
+
+    X, y = load_iris(return_X_y=True)
+    scaled = CascadeForestClassifier(n_trees=5, random_state=0).fit(
+        X, y, sample_weight=np.full(len(y), scale)
+    )
+    plain = CascadeForestClassifier(n_trees=5, random_state=0).fit(X, y, sample_weight=np.full(len(y), 2.0))
+    np.testing.assert_array_equal(scaled.predict_proba(X), plain.predict_proba(X))
+    with pytest.raises(
+        ValueError, match=r"sample_weight .* reaches .* Divide sample_weight by its mean"
+    ) as refused:
+        DisDFClassifier(n_trees=5, random_state=0).fit(X, y, sample_weight=np.full(len(y), scale))
+    assert "\n" not in str(refused.value)
+    DisDFClassifier(n_trees=5, random_state=0).fit(
+        X, y, sample_weight=np.full(len(y), 1e6)
+    )  # the largest taken
