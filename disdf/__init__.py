@@ -7,7 +7,7 @@ The public API, by concern: the cascades (:mod:`disdf.cascade`), one forest alon
 """
 
 from disdf._utils.parameters import InvalidParameterError
-from disdf._utils.persistence import VERSION, ModelVersionError
+from disdf._utils.persistence import VERSION, CorruptedModelError, ModelVersionError
 from disdf.cascade import (
     CascadeForestClassifier,
     DisDFClassifier,
@@ -33,6 +33,7 @@ __version__ = VERSION
 
 __all__ = [
     "CascadeForestClassifier",
+    "CorruptedModelError",
     "DataFileError",
     "DisDFClassifier",
     "EmbeddingKNeighborsClassifier",

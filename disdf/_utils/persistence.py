@@ -4,8 +4,12 @@ a pickle holds, is not kept across versions)."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+import numpy as np
 
 try:
     VERSION = version("disdf")
@@ -18,6 +22,21 @@ VERSION_KEY = "_disdf_version"
 
 class ModelVersionError(ValueError):
     """A saved model was made by another version of disdf than the one loading it."""
+
+
+class CorruptedModelError(ValueError):
+    """A saved model's tree arrays do not match the checksum saved with them: the file changed after
+    it was written (a loaded tree with a wrong child code would route examples forever)."""
+
+
+def arrays_digest(arrays: Iterable[np.ndarray]) -> str:
+    """A checksum (BLAKE2b) of arrays' types, shapes and bytes, in order."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(memoryview(array.reshape(-1).view(np.uint8)))
+    return digest.hexdigest()
 
 
 class VersionedPickle:

@@ -58,3 +58,22 @@ def test_a_model_of_another_version_is_refused_naming_both(saved):
         ModelVersionError, match=rf"saved by disdf {saved or 'older than 0.1.0'} .* by disdf "
     ):
         DisDFClassifier.__new__(DisDFClassifier).__setstate__(state)
+
+
+@pytest.mark.parametrize("array", ["left", "threshold", "leaf_values"])
+def test_a_saved_model_with_flipped_bytes_is_refused_on_load(array, tmp_path):
+    """64 bytes of one forest's tree arrays flipped in the saved file (a wrong child code would route
+    examples forever, a wrong threshold would predict wrong numbers silently): loading refuses it."""
+    X, y = load_iris(return_X_y=True)
+    model = disdf.CascadeForestClassifier(n_trees=20, random_state=0).fit(X, y)
+    forest = model.levels_[0].forests[0].models[0]
+    blob = bytearray(pickle.dumps(model, protocol=5))
+    target = np.ascontiguousarray(getattr(forest, array)).tobytes()
+    start = blob.find(target[:64])
+    assert start > 0 and len(target) >= 64
+    blob[start : start + 64] = bytes(b ^ 0xFF for b in blob[start : start + 64])
+    path = tmp_path / "model.pkl"
+    path.write_bytes(bytes(blob))
+    with pytest.raises(disdf.CorruptedModelError, match="corrupted: a forest's tree arrays"):
+        pickle.loads(path.read_bytes())
+    assert pickle.loads(pickle.dumps(model)).predict(X).tolist() == model.predict(X).tolist()  # intact

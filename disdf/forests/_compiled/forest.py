@@ -22,6 +22,7 @@ from sklearn.utils import check_array
 import disdf.forests._compiled.kernels as kernels
 import disdf.forests._compiled.prediction_kernels as prediction_kernels
 from disdf._utils.parameters import MaxFeatures
+from disdf._utils.persistence import CorruptedModelError, arrays_digest
 from disdf.forests._compiled.leaf_memo import LeafMemo
 from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
 from disdf.forests._importances import TreeImportances
@@ -116,6 +117,10 @@ class FastForestParams:
 
 #: The fitted forest's numbering of child codes (:func:`local_child_codes`), kept with it.
 ROOT_RELATIVE = "root-relative"
+#: The arrays a fitted forest's predictions read, checksummed when it is pickled (a saved model, a
+#: forest sent between processes) and checked when it is loaded.
+STORED_ARRAYS = ("roots", "feature", "threshold", "left", "right", "leaf_values")
+DIGEST_KEY = "_arrays_digest"
 
 
 class FastForest:
@@ -197,6 +202,24 @@ class FastForest:
         self.child_codes = ROOT_RELATIVE
         self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
         self.threshold = float32_floor(threshold)
+
+    def __getstate__(self) -> dict:
+        """The forest's attributes, and a checksum of its tree arrays (:data:`STORED_ARRAYS`) once fitted."""
+        state = dict(self.__dict__)
+        if all(name in state for name in STORED_ARRAYS):
+            state[DIGEST_KEY] = arrays_digest(state[name] for name in STORED_ARRAYS)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Restore, refusing tree arrays that do not match their checksum (a corrupted file)."""
+        state = dict(state)
+        saved = state.pop(DIGEST_KEY, None)
+        if saved is not None and arrays_digest(state[name] for name in STORED_ARRAYS) != saved:
+            raise CorruptedModelError(
+                "A saved disdf model is corrupted: a forest's tree arrays do not match the checksum saved "
+                "with them (the file changed after it was written). Restore the file or refit the model"
+            )
+        self.__dict__.update(state)
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.roots, self.feature, self.threshold, self.left, self.right
