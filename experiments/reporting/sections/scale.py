@@ -335,8 +335,9 @@ def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
                         bars[f"{measure}_low"],
                         bars[f"{measure}_high"],
                         color=color,
-                        lw=6,
-                        alpha=0.35,
+                        lw=9,
+                        alpha=0.4,
+                        zorder=1,
                         label=SPREAD_BAR if len(bars) else None,
                     )
             ax.set_xscale("log")
@@ -355,7 +356,7 @@ def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True)
     }
     fig.legend(
-        entries.values(), entries.keys(), loc="outside lower center", ncol=6, fontsize=8, frameon=False
+        entries.values(), entries.keys(), loc="outside lower center", ncol=5, fontsize=8, frameon=False
     )
     repeated = (
         f"; hollow: another run's timing; a wide pale bar spans the timings of a point timed twice "
