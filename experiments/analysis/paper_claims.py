@@ -101,10 +101,10 @@ RULES = (
 )
 #: The rules in brief, for REPORT.md (in full: :data:`RULES`, APPENDIX.md).
 RULES_BRIEF = (
-    "Rules (α = {alpha}; in full in APPENDIX.md, fixed after the records were read): a row per N at the "
-    "split, one-sided tests against ±{m} point, Holm within a sentence. A claimed gain is confirmed when the "
-    "row's {level:.0%} interval lies above +{m} and refuted when below it; “not significant” is confirmed "
-    "inside ±{m} and refuted beyond. “Most” needs over half of the rows, “may” and “some” one, others all."
+    "Rules (α = {alpha}, Holm within a sentence; APPENDIX.md; set after the records were read): a row per "
+    "N at the split; a claimed gain is confirmed when its {level:.0%} interval lies above +{m} point, "
+    "refuted below; “not significant” is confirmed inside ±{m}, refuted beyond. “Most”: over half the rows; "
+    "“may”, “some”: one; else all."
 )
 
 
@@ -708,7 +708,7 @@ def verdict_cell(d: Decision) -> str:
     ours += f" ({d.note})" if d.note else ""
     if d.counted:
         return f"**{d.verdict}**{ours}"
-    return f"{d.verdict}{ours}; not counted: the paper's own table gives {d.paper_verdict}"
+    return f"{d.verdict}{ours}; not counted (the paper's table: {d.paper_verdict})"
 
 
 def sentence_table(

@@ -109,7 +109,7 @@ def test_balanced_accuracy_is_read_by_the_same_tests_when_every_record_has_it(tm
     lines, detail, _ = benchmark.benchmark_section(regimes, traits, {})
     text = "\n".join(lines)
     secondary = next(line for line in lines if line.startswith("Balanced accuracy (secondary"))
-    assert re.search(r"DisDF − gcF -(4\.9\d|5\.0\d) points", secondary) and "worse" in secondary
+    assert re.search(r"DisDF − gcF -(4\.9\d|5\.0\d) \(Wilcoxon", secondary) and "worse" in secondary
     assert text.index("Friedman χ²") < text.index("Balanced accuracy") < text.index("![Mean ranks]")
     assert "| DisDF − gcF | -5.0" in "\n".join(detail) or "| DisDF − gcF | -4.9" in "\n".join(detail)
     without = "\n".join(

@@ -374,7 +374,7 @@ def test_the_table_has_one_line_per_sentence_and_counts_counted_sentences(paper)
     assert numbers == [counts[CONFIRMED], counts[REFUTED], counts[UNDECIDED]]
     assert f"(of {len(decisions) - 1} counted; sentence 2 not counted" in line
     assert "the 11 comparing DisDF with gcF" in line
-    assert "not counted: the paper's own table gives refuted" in table
+    assert "not counted (the paper's table: refuted)" in table
     assert "*" in table  # rows we add are marked
     earlier = {"old (01-01)": [*["✔"] * len(decisions), "1✔ of 1 rows"]}
     with_history = sentence_table(decisions, earlier)

@@ -72,10 +72,10 @@ def stability_line(stability: pd.DataFrame) -> str:
         elif len(verdicts) > 1:
             settles.append(number)
     return (
-        f"The same means and spreads on {', '.join(f'{n:,}' for n in splits)} splits per N "
-        f"(`{STABILITY_CSV}`): {len(flips)} sentences move between confirmed and refuted"
+        f"Decided again on {', '.join(f'{n:,}' for n in splits)} simulated splits per N "
+        f"(`{STABILITY_CSV}`): {len(flips)} sentences flip between confirmed and refuted"
         + (f" ({', '.join(flips)})" if flips else "")
-        + f"; {len(settles)} not decided at first are decided with more splits"
+        + f"; {len(settles)} undecided ones get decided"
         + (f" ({', '.join(settles)})" if settles else "")
         + "."
     )

@@ -55,12 +55,11 @@ def compact_lines(shared: PaperSampleCheck) -> list[str]:
     return [
         "## What the paper's tables can tell",
         "",
-        "A paper value is a few splits, not a constant: its spread across T gives n̂, the number of our "
-        f"splits a paper cell behaves like (one n for all datasets: {pooled}, χ²({test['groups'] - 1}) = "
-        f"{test['statistic']:.1f}, p = {test['p']:.2g}). P: the chance that means of n of our splits per "
-        "cell (n = 1 / n̂) show the paper's mean DisDF − gcF and its count of cells with DisDF ahead, with "
-        "λ = τ = 1 or λ chosen on the test data as the paper did (for MNIST assumed; per split: an upper "
-        "bound on a choice per cell).",
+        "A paper value is a few splits: its spread across T gives n̂, the splits a paper cell behaves like "
+        f"(one n for all datasets: {pooled}, χ²({test['groups'] - 1}) = {test['statistic']:.1f}, "
+        f"p = {test['p']:.2g}). P: the chance that means of n of our splits per cell show the paper's mean "
+        "DisDF − gcF and count of cells with DisDF ahead, λ = τ = 1 or chosen on test data as the paper "
+        "did (MNIST: assumed; per split, an upper bound).",
         "",
         pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True),
         "",

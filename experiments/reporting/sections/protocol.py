@@ -179,8 +179,8 @@ def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]
 
 #: What was fixed when, relative to the records (git history of results/raw and experiments/analysis).
 HISTORY = (
-    "The equivalence margin and every claim rule were fixed after the first 100-repetition records had "
-    "been read (APPENDIX.md dates each step). Terms: [glossary](../docs/glossary.rst)."
+    "The margin and every claim rule were set after the first 100-repetition records had been read "
+    "(APPENDIX.md dates each step). Terms: [glossary](../docs/glossary.rst)."
 )
 
 
