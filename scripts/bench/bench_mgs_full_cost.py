@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 import time
 
-from scripts.bench_output import add_record_flag, bench_output, write_csv
+from scripts.bench_output import add_record_flag, bench_output, measurement_stamp, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The declared run (configs/experiment/mgs_full.yaml) and its budget.
@@ -66,6 +66,7 @@ def main() -> None:
     add_record_flag(parser)
     args = parser.parse_args()
     path = bench_output(args, "mgs_full_cost")
+    stamp = measurement_stamp()  # the code the measurement starts from, not the checkout at its end
     measured = {N: one_split(N) for N in args.sizes}
     rows = []
     for N in DECLARED_SIZES:
@@ -89,7 +90,7 @@ def main() -> None:
             "budget_hours": BUDGET_HOURS,
             "fits": total <= BUDGET_HOURS,
         }
-    write_csv(path, rows)
+    write_csv(path, rows, stamp=stamp)
     print(
         f"one split at N = {min(measured)}: {measured[min(measured)]}; the declared run: {total:.1f} h on "
         f"{CORES} cores against a budget of {BUDGET_HOURS:g} h"
