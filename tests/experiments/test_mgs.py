@@ -144,3 +144,21 @@ def test_the_full_size_scanner_is_gcforests_on_the_headlines_splits():
     assert list(full.protocol.Ns) == [50, 80] and full.protocol.repetitions == 30
     assert list(full.protocol.Ts) == [100, 1000] and full.protocol.seed == reduced.protocol.seed
     assert config_hash(full) != config_hash(reduced)  # other records, never merged with the reduced ones
+
+
+def test_the_limitations_give_the_full_scanners_measured_cost_or_only_the_reduced_scanner():
+    import pandas as pd
+
+    from experiments.reporting.sections.limitations import scanning_line
+
+    assert scanning_line(None).endswith("(gcForest: 1).")
+    cost = pd.DataFrame(
+        {
+            "N": [50, 80], "measured": [True, False], "split_seconds": [1800.0, 2880.0],
+            "declared_run_hours": [19.5, 19.5], "budget_hours": [8.0, 8.0], "fits": [False, False],
+        }
+    )  # fmt: skip
+    line = scanning_line(cost)
+    assert "gcForest's took 30 min for one split at N = 50" in line
+    assert "20 h projected for the 60 splits asked, past the 8-hour budget" in line
+    assert "within" in scanning_line(cost.assign(fits=True))
