@@ -20,8 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
+import os
 import resource
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -33,8 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DECLARED_SIZES, SPLITS, BUDGET_HOURS, CORES = (50, 80), 30, 8.0, 2
 
 
-def one_split(N: int) -> dict:
-    """Wall and CPU seconds of one mgs_full split at N (its four units), in a fresh subprocess."""
+def one_split(N: int, cap_minutes: float) -> dict:
+    """Wall and CPU seconds of one mgs_full split at N (its four units), in a fresh subprocess; stopped
+    at ``cap_minutes`` (then ``complete`` is False and the seconds are a lower bound)."""
     folder = Path(tempfile.mkdtemp(prefix="mgs_full_cost_"))
     overrides = [
         "experiment=mgs_full",
@@ -47,13 +50,20 @@ def one_split(N: int) -> dict:
     command = [sys.executable, "-m", "experiments.run", *overrides]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, check=True)
+    process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
+    try:
+        complete = process.wait(timeout=cap_minutes * 60) == 0
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # the run and any worker it started
+        process.wait()
+        complete = False
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     shutil.rmtree(folder, ignore_errors=True)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {
         "N": N,
+        "complete": complete,
         "wall_seconds": round(wall, 1),
         "cpu_seconds": round(cpu, 1),
         "peak_rss_gib": round(after.ru_maxrss / 2**20, 2),
@@ -63,11 +73,18 @@ def one_split(N: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[50])
+    parser.add_argument(
+        "--cap-minutes",
+        type=float,
+        default=20.0,
+        help="stop a split after this long: its time is then a lower bound (20 min at N = 50 already "
+        "projects past the budget)",
+    )
     add_record_flag(parser)
     args = parser.parse_args()
     path = bench_output(args, "mgs_full_cost")
     stamp = measurement_stamp()  # the code the measurement starts from, not the checkout at its end
-    measured = {N: one_split(N) for N in args.sizes}
+    measured = {N: one_split(N, args.cap_minutes) for N in args.sizes}
     rows = []
     for N in DECLARED_SIZES:
         base = measured.get(N) or measured[min(measured)]
