@@ -162,3 +162,5 @@ def test_the_limitations_give_the_full_scanners_measured_cost_or_only_the_reduce
     assert "gcForest's took 30 min for one split at N = 50" in line
     assert "20 h projected for the 60 splits asked, past the 8-hour budget" in line
     assert "within" in scanning_line(cost.assign(fits=True))
+    stopped = scanning_line(cost.assign(complete=False))
+    assert "was stopped after 30 min" in stopped and "at least 20 h projected" in stopped

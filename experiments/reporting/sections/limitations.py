@@ -29,9 +29,11 @@ def scanning_line(cost: pd.DataFrame | None) -> str:
     measured = cost[cost["measured"]].iloc[0]
     hours = float(cost["declared_run_hours"].iloc[0])
     verdict = "past" if not bool(cost["fits"].iloc[0]) else "within"
+    took = "took" if bool(measured.get("complete", True)) else "was stopped after"
+    at_least = "" if bool(measured.get("complete", True)) else "at least "
     return (
-        f"{line}: gcForest's took {measured['split_seconds'] / 60:.0f} min for one split at N = "
-        f"{int(measured['N'])}, {hours:.0f} h projected for the 60 splits asked, {verdict} the "
+        f"{line}: gcForest's {took} {measured['split_seconds'] / 60:.0f} min for one split at N = "
+        f"{int(measured['N'])}, {at_least}{hours:.0f} h projected for the 60 splits asked, {verdict} the "
         f"{cost['budget_hours'].iloc[0]:g}-hour budget (`results/bench/mgs_full_cost.csv`)."
     )
 
