@@ -151,7 +151,7 @@ def test_the_limitations_give_the_full_scanners_measured_cost_or_only_the_reduce
 
     from experiments.reporting.sections.limitations import scanning_line
 
-    assert scanning_line(None).endswith("(gcForest: 1).")
+    assert scanning_line(None).endswith("gcForest: 500, 1).")
     cost = pd.DataFrame(
         {
             "N": [50, 80], "measured": [True, False], "split_seconds": [1800.0, 2880.0],
@@ -159,8 +159,42 @@ def test_the_limitations_give_the_full_scanners_measured_cost_or_only_the_reduce
         }
     )  # fmt: skip
     line = scanning_line(cost)
-    assert "gcForest's took 30 min for one split at N = 50" in line
-    assert "20 h projected for the 60 splits asked, past the 8-hour budget" in line
+    assert "gcForest's took 30 min a split (20 h for the 60 asked, past the 8-hour budget" in line
     assert "within" in scanning_line(cost.assign(fits=True))
     stopped = scanning_line(cost.assign(complete=False))
-    assert "was stopped after 30 min" in stopped and "at least 20 h projected" in stopped
+    assert "was stopped after 30 min a split (at least 20 h" in stopped
+
+
+def test_sentence_15_rests_on_gcforests_scanner_once_its_run_is_complete():
+    """While experiment=mgs_full runs, the reduced scanner's pairs decide, noted with the progress;
+    with all 240 units, gcForest's own scanner's pairs (N = 50 and 80) decide, with no note."""
+    import pandas as pd
+
+    from experiments.reporting.sections.mgs import FULL_SCANNER_UNITS, scanning_evidence
+
+    def frame(methods, Ns, repetitions):
+        return pd.DataFrame(
+            [
+                {"dataset": "mnist", "method": m, "N": N, "T": T, "repetition": r, "seed": r, "accuracy": 0.5}
+                for m in methods for N in Ns for T in (100, 1000) for r in range(repetitions)
+            ]
+        )  # fmt: skip
+
+    headline = frame(["gcforest", "disdf"], [50, 80, 100, 120], 30)
+    reduced = frame(["gcforest_mgs", "disdf_mgs"], [50, 80, 100, 120], 30)
+
+    class Context:
+        def __init__(self, full):
+            self.found = {"mgs": reduced, "mgs_full": full}
+
+        def records(self, name):
+            return self.found[name], None
+
+    partial = frame(["gcforest_mgs", "disdf_mgs"], [50, 80], 3)
+    pairs, note = scanning_evidence(Context(partial), headline)
+    assert note == "reduced scanner; gcForest's own: 24/240 units"
+    assert sorted(pairs["N"].unique()) == [50, 80, 100, 120]
+    complete = frame(["gcforest_mgs", "disdf_mgs"], [50, 80], 30)
+    assert len(complete) == FULL_SCANNER_UNITS
+    pairs, note = scanning_evidence(Context(complete), headline)
+    assert note == "" and sorted(pairs["N"].unique()) == [50, 80]

@@ -382,3 +382,16 @@ def test_the_table_has_one_line_per_sentence_and_counts_counted_sentences(paper)
     detail = rows_table(decisions)
     assert len(detail.splitlines()) == sum(len(d.rows) + len(d.ours) for d in decisions) + 2
     assert "90% CI" in detail.splitlines()[0]
+
+
+def test_the_scanning_sentence_is_decided_on_the_ns_its_records_have(paper):
+    """gcForest's own scanner ran N = 50 and 80 only: sentence 15 is decided on those rows."""
+    records = make_records(seed=15)
+    mnist = records[(records["dataset"] == "mnist") & records["N"].isin([50, 80])]
+    pairs = mnist[mnist["T"].isin([100, 1000])][["method", "N", "T", "repetition"]].copy()
+    pairs["d"] = -5.0 + np.random.default_rng(1).normal(0, 1, len(pairs))
+    sentence = decided(records, paper, pairs)["15"]
+    assert {(r.row.method, r.row.label) for r in sentence.rows} == {
+        (m, f"N={N}") for m in ("gcforest", "disdf") for N in (50, 80)
+    }
+    assert sentence.verdict == CONFIRMED

@@ -323,7 +323,7 @@ def benchmark_section(
         "## Beyond the paper's datasets",
         "",
         "KEEL's 43 balanced tables; protocols and tests declared before the records; unit: the table; "
-        "Bayesian equivalence region ±1 point; DF21 added later, outside them.",
+        "Bayesian equivalence region ±1 point; DF21 added later.",
         "",
     ]
     detail = [f"## {DETAIL_TITLE}", ""]

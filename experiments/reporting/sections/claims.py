@@ -36,9 +36,8 @@ def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     once per report build (the claims, their rows and the verdict read them)."""
 
     def decide() -> list[Decision]:
-        scanned, _ = context.records("mgs")
-        scanning = None if scanned.empty else mgs.paired_differences(scanned, headline)
-        return sentence_decisions(headline, paper, scanning, mgs.SCANNER_NOTE)
+        scanning, note = mgs.scanning_evidence(context, headline)
+        return sentence_decisions(headline, paper, scanning, note)
 
     return context.once("claim decisions", decide)
 
@@ -88,7 +87,7 @@ def history_summary(history: pd.DataFrame | None, decisions: list[Decision], dig
         return [f"The earlier rules' verdicts are not computed ({where}).", ""]
     earlier = earlier_columns(history, decisions)
     counts = "; ".join(f"{name} {column[-1]}" for name, column in earlier.items())
-    return [f"Earlier rules, same records: {counts} ({where}).", ""]
+    return [f"Earlier rules, same records: {counts}.", ""]
 
 
 def render(context: ReportContext) -> Rendered | None:

@@ -22,19 +22,18 @@ FULL_SCANNER_COST = ROOT / "results" / "bench" / "mgs_full_cost.csv"
 
 
 def scanning_line(cost: pd.DataFrame | None) -> str:
-    """Sentence 15's limit: the scanner it was decided on, and what gcForest's own would have cost."""
+    """Sentence 15's limit: the scanner it was decided on, and what gcForest's own would cost."""
     line = f"- **Scanning's verdict** (sentence 15) holds for {SCANNER}"
     if cost is None or cost.empty:
         return line + "."
     measured = cost[cost["measured"]].iloc[0]
     hours = float(cost["declared_run_hours"].iloc[0])
-    verdict = "past" if not bool(cost["fits"].iloc[0]) else "within"
-    took = "took" if bool(measured.get("complete", True)) else "was stopped after"
-    at_least = "" if bool(measured.get("complete", True)) else "at least "
+    complete = bool(measured.get("complete", True))
+    verdict = "within" if bool(cost["fits"].iloc[0]) else "past"
     return (
-        f"{line}: gcForest's {took} {measured['split_seconds'] / 60:.0f} min for one split at N = "
-        f"{int(measured['N'])}, {at_least}{hours:.0f} h projected for the 60 splits asked, {verdict} the "
-        f"{cost['budget_hours'].iloc[0]:g}-hour budget (`results/bench/mgs_full_cost.csv`)."
+        f"{line}; gcForest's {'took' if complete else 'was stopped after'} "
+        f"{measured['split_seconds'] / 60:.0f} min a split ({'' if complete else 'at least '}{hours:.0f} h "
+        f"for the 60 asked, {verdict} the {cost['budget_hours'].iloc[0]:g}-hour budget: `make mgs-full`)."
     )
 
 
