@@ -715,7 +715,7 @@ def _by_group(rows: tuple[RowResult, ...], text: Callable[[RowResult], str], lab
 def verdict_cell(d: Decision) -> str:
     """A sentence's verdict as the table shows it: bold when counted; else why it is not."""
     ours = f" (*: {d.ours_verdict})" if d.ours_verdict else ""
-    ours += f" ({d.note})" if d.note else ""
+    ours += "†" if d.note else ""  # the note itself is the count line's
     if d.counted:
         return f"**{d.verdict}**{ours}"
     return f"{d.verdict}{ours}; not counted (the paper's table: {d.paper_verdict})"
@@ -797,7 +797,7 @@ def counts_lines(decisions: list[Decision]) -> list[str]:
     return [
         f"**Sentences: {counts_text(verdict_counts(counted))}** (of {len(counted)} counted"
         + (f"; {_sentences(left_out)} not counted: the paper's own table contradicts it" if left_out else "")
-        + "".join(f"; sentence {d.sentence.number}: {d.note}" for d in counted if d.note)
+        + "".join(f"; † {d.sentence.number}: {d.note}" for d in counted if d.note)
         + f"); the {len(methods)} comparing DisDF with gcF: {counts_text(verdict_counts(methods))}. "
         f"▲ above +{m}, ≈ inside ±{m}, ▼ below −{m}, < below +{m}, > above −{m}, ? none; * our rows, "
         "not counted.",

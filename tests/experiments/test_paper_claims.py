@@ -336,8 +336,8 @@ def test_the_scanning_sentence_needs_one_n_for_each_method(paper):
     assert "15" not in decided(records, paper)  # no scanning records: not decided, not shown
     noted = sentence_decisions(records, paper, pairs, scanning_note="reduced scanner")
     assert [d.note for d in noted if d.note] == ["reduced scanner"] and noted[-1].sentence.number == "15"
-    assert "refuted** (reduced scanner)" in sentence_table(noted)
-    assert "sentence 15: reduced scanner" in counts_lines(noted)[0]
+    assert "refuted**†" in sentence_table(noted)
+    assert "† 15: reduced scanner" in counts_lines(noted)[0]
 
 
 def test_the_paper_column_is_computed_from_the_paper(paper):
