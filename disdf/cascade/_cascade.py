@@ -38,7 +38,7 @@ from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_leve
 from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
 from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
-from disdf.cascade._level_score import level_accuracy
+from disdf.cascade._level_score import StoppingRule, level_accuracy
 from disdf.cascade._predictor import check_predictor_weights, fit_predictor, predictor_input
 from disdf.forests._specs import ENGINE_TREE_PARAMS, parse_forest_specs
 from disdf.metric._pair_distances import PairDistances
@@ -375,7 +375,7 @@ class CascadeForestClassifier(
         levels: list[CascadeLevel] = []
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
-        best, stalled, reason = -np.inf, 0, ""
+        stopping = StoppingRule(self.tol, self.patience, self.max_levels)
         with FitProgress(type(self).__name__, int(self.verbose), self.max_levels) as progress:
             for level_index in range(self.max_levels):
                 progress.start_level()
@@ -403,23 +403,10 @@ class CascadeForestClassifier(
                 # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
                 release_free_memory(freed)
                 progress.level(level_index, score)
-                if score > best + self.tol:
-                    best, stalled = score, 0
-                    n_keep = level_index + 1
-                else:
-                    stalled += 1
-                    if stalled >= self.patience:
-                        reason = (
-                            f"{stalled} level(s) without an out-of-fold gain over {best:.4f} + tol "
-                            f"(patience={self.patience})"
-                        )
-                        break
-                if score == 1.0:
-                    reason = "out-of-fold accuracy 1.0: nothing left to improve"
+                if stopping.stops_after(level_index, score):
                     break
-            else:
-                reason = f"max_levels={self.max_levels} reached"
-            progress.stopped(n_keep, best, reason)
+            progress.stopped(stopping.kept, stopping.best, stopping.reason)
+        n_keep = stopping.kept
 
         self.levels_ = levels[:n_keep]
         # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
@@ -590,17 +577,8 @@ class CascadeForestClassifier(
         return total / total.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X) -> np.ndarray:
-        """The logarithm of :meth:`predict_proba` (−inf where a class has probability 0).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-        """
+        """The logarithm of :meth:`predict_proba`, shape (n_samples, n_classes), columns in the order of
+        ``classes_`` (−inf where a class has probability 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 

@@ -4,6 +4,7 @@ weights when the fit has them. It picks the cascade's depth and ranks DisDF's (Î
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,3 +16,37 @@ def level_accuracy(
     weights s, the weighted accuracy sum_i s_i [correct_i] / sum_i s_i (weights of 1: the accuracy)."""
     correct = np.argmax(np.sum(class_vectors, axis=0), axis=1) == y
     return float(np.mean(correct) if sample_weight is None else np.average(correct, weights=sample_weight))
+
+
+@dataclass
+class StoppingRule:
+    """When the cascade stops growing: a level is kept while its score beats the best so far by more
+    than ``tol``; ``patience`` levels without that stop the fit, as do a perfect score and
+    ``max_levels``. ``kept`` is the number of levels kept, ``reason`` why the fit stopped."""
+
+    tol: float
+    patience: int
+    max_levels: int
+    best: float = -np.inf
+    stalled: int = 0
+    kept: int = 0
+    reason: str = ""
+
+    def stops_after(self, level_index: int, score: float) -> bool:
+        """Take level ``level_index``'s score; whether the fit stops after it."""
+        if score > self.best + self.tol:
+            self.best, self.stalled, self.kept = score, 0, level_index + 1
+        else:
+            self.stalled += 1
+            if self.stalled >= self.patience:
+                self.reason = (
+                    f"{self.stalled} level(s) without an out-of-fold gain over {self.best:.4f} + tol "
+                    f"(patience={self.patience})"
+                )
+                return True
+        if score == 1.0:
+            self.reason = "out-of-fold accuracy 1.0: nothing left to improve"
+            return True
+        if level_index + 1 == self.max_levels:
+            self.reason = f"max_levels={self.max_levels} reached"
+        return False
