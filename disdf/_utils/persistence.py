@@ -35,7 +35,7 @@ def arrays_digest(arrays: Iterable[np.ndarray]) -> str:
     for array in arrays:
         array = np.ascontiguousarray(array)
         digest.update(f"{array.dtype.str}{array.shape}".encode())
-        digest.update(memoryview(array.reshape(-1).view(np.uint8)))
+        digest.update(array.reshape(-1).view(np.uint8).data)  # the buffer itself, not a copy
     return digest.hexdigest()
 
 
