@@ -22,6 +22,7 @@ from experiments.analysis.paper_claims import (
     ALPHA,
     CONFIRMED,
     GREATER,
+    UNDECIDED,
     Decision,
     effect_text,
     is_method_sentence,
@@ -119,21 +120,33 @@ def tie_shares(records: pd.DataFrame, dataset: str) -> tuple[float, float]:
 def qualifiers_section(
     headline: pd.DataFrame, runs: dict[str, pd.DataFrame], decisions: list[Decision]
 ) -> list[str]:
-    """Markdown lines: for each confirmed sentence that DisDF beats gcF, its mechanisms and,
-    descriptively, its cell counts by test."""
-    lines = []
+    """Markdown lines: for each sentence that DisDF beats gcF, confirmed or not decided with DisDF ahead
+    in every row (one per dataset), its mechanisms and, descriptively, its cell counts by test."""
+    lines, seen = [], set()
     for decision in decisions:
         sentence = decision.sentence
-        if not is_method_sentence(sentence) or sentence.claim != GREATER or decision.verdict != CONFIRMED:
+        ahead = all(r.result["mean"] > 0 for r in decision.rows)
+        if (
+            not is_method_sentence(sentence)
+            or sentence.claim != GREATER
+            or not (decision.verdict == CONFIRMED or (decision.verdict == UNDECIDED and ahead))
+            or decision.rows[0].row.dataset in seen
+        ):
             continue
         dataset = decision.rows[0].row.dataset
+        seen.add(dataset)
+        heading = (
+            "holds only with qualifiers"
+            if decision.verdict == CONFIRMED
+            else "is not decided; what DisDF's lead depends on"
+        )
         name = DATASET_NAMES.get(dataset, dataset)
         concerned = {cell for r in decision.rows for cell, weight in r.row.weights.items() if weight}
         counts = counts_by_test(headline, dataset, concerned)
         low, high = tie_shares(headline, dataset)
         by_test = ", ".join(f"{r.test} {r.better}/{r.cells} (worse {r.worse})" for r in counts.itertuples())
         lines += [
-            f"**Sentence {sentence.number} ({name}) holds only with qualifiers.** Under the "
+            f"**Sentence {sentence.number} ({name}) {heading}.** Under the "
             f"audit's mechanisms at T = {AUDIT_T} (change: mechanism − ours, paired by split):",
             "",
             mechanism_changes(headline, runs, dataset).to_markdown(index=False),

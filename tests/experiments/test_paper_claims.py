@@ -395,3 +395,15 @@ def test_the_scanning_sentence_is_decided_on_the_ns_its_records_have(paper):
         (m, f"N={N}") for m in ("gcforest", "disdf") for N in (50, 80)
     }
     assert sentence.verdict == CONFIRMED
+
+
+def test_a_not_decided_gain_of_disdf_keeps_its_mechanisms_in_the_appendix(paper):
+    """Parkinsons +0.9 everywhere: between −1 and +1 with DisDF ahead in every row, sentence 1 is
+    not decided; the appendix still shows what DisDF's lead depends on (once per dataset)."""
+    records = make_records(lambda dataset, N, T: 0.9 * (dataset == "parkinsons"), seed=16)
+    decisions = sentence_decisions(records, paper)
+    one = next(d for d in decisions if d.sentence.number == "1")
+    assert one.verdict == UNDECIDED and all(r.result["mean"] > 0 for r in one.rows)
+    text = "\n".join(qualifiers_section(records, {}, decisions))
+    assert "**Sentence 1 (Parkinsons) is not decided; what DisDF's lead depends on.**" in text
+    assert text.count("(Parkinsons)") == 1
