@@ -42,7 +42,9 @@ def decisions_of(context: ReportContext, headline: pd.DataFrame, paper: pd.DataF
     return context.once("claim decisions", decide)
 
 
-def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest: str) -> list[str]:
+def claims_lines(
+    decisions: list[Decision], history: pd.DataFrame | None, digest: str, stability: pd.DataFrame
+) -> list[str]:
     """The section's Markdown lines: the rules, one line per sentence, the counts, the rules' history."""
     return [
         "## The paper's claims (its section 6)",
@@ -53,7 +55,7 @@ def claims_lines(decisions: list[Decision], history: pd.DataFrame | None, digest
         "",
         *counts_lines(decisions),
         "",
-        stability_line(rule_stability(decisions)),
+        stability_line(stability),
         "",
         *history_summary(history, decisions, digest),
     ]
@@ -97,9 +99,9 @@ def render(context: ReportContext) -> Rendered | None:
         return None
     paper = pd.read_csv(PAPER_TABLES)
     decisions = decisions_of(context, headline, paper)
-    lines = claims_lines(decisions, read_history(context.folder), records_digest(headline))
-    stability = rule_stability(decisions).to_csv(index=False)
-    return Rendered("\n".join(lines), files={STABILITY_CSV: stability})
+    stability = rule_stability(decisions)  # once: the line that reads it and the CSV it writes
+    lines = claims_lines(decisions, read_history(context.folder), records_digest(headline), stability)
+    return Rendered("\n".join(lines), files={STABILITY_CSV: stability.to_csv(index=False)})
 
 
 SECTION = Section("claims", "the records of experiment=paper (and of experiment=mgs)", render)
