@@ -21,9 +21,11 @@ from disdf.forests._specs import parse_forest_specs
 from disdf.weights import (
     LAMBDA,
     TAU,
+    MaxPairs,
     SolverFallback,
     SolverName,
     SolverOptions,
+    pair_cap,
     reads_pair_statistics,
 )
 
@@ -80,6 +82,17 @@ class DisDFClassifier(CascadeForestClassifier):
         beyond the held-out probabilities, for training sets of thousands of
         examples and more; its optimum is approximate. Its
         pair draws are seeded from the fold model's seed.
+    max_pairs : "auto", int or None, default="auto"
+        The most different-class pairs (rows Q_ij of eq. (72)) one fold model's problem reads
+        with an exact solver. A held-out set with more pairs P is represented by ``max_pairs``
+        of them drawn uniformly (seeded by the fold model's seed), each weighted P / max_pairs:
+        an unbiased estimate of J's hinge sum, with pi exact, solved exactly
+        (:mod:`disdf.weights._drawn_pairs`). ``"auto"``: 25,000 pairs (0.22 GiB of rows for a
+        level of 4 forests, 3 folds and T = 100; reached at about 1,000 training examples of 2
+        balanced classes, 870 of 3 or 750 of 10, far above every cell of the paper's protocol).
+        None: every pair, the paper's problem, whose memory grows as n^2 (142 GiB at 20,000
+        training examples and T = 100; the memory check refuses what does not fit).
+        Not read by ``"stochastic_frank_wolfe"``, which draws its own pairs, or ``"uniform"``.
     solver_options : dict, default=None
         Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,
         ``{"qp_solver": "OSQP"}``, ``{"gradient": "printed"}`` (frank_wolfe
@@ -184,6 +197,7 @@ class DisDFClassifier(CascadeForestClassifier):
     _parameter_table: ClassVar[dict[str, Constraint]] = {
         **CascadeForestClassifier._parameter_table,
         "solver": SolverName(),
+        "max_pairs": MaxPairs(),
         "lambda_": LAMBDA,
         "tau": TAU,
         "tune": Boolean(),
@@ -230,6 +244,7 @@ class DisDFClassifier(CascadeForestClassifier):
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
+        max_pairs: int | str | None = "auto",
         solver_options: Mapping[str, Any] | None = None,
         tune: bool = False,
         tune_grid: Mapping[str, Sequence[float]] | None = None,
@@ -264,6 +279,7 @@ class DisDFClassifier(CascadeForestClassifier):
         self.lambda_ = lambda_
         self.tau = tau
         self.solver = solver
+        self.max_pairs = max_pairs
         self.solver_options = solver_options
         self.tune = tune
         self.tune_grid = tune_grid
@@ -313,18 +329,21 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij of eq. (72) an exact solver holds at once: every fold model's held-out pairs of a
-        level, since a level's (π, Q) are computed once for all its forests and folds and kept across
-        the grid (:meth:`disdf.cascade._forest_fit.LevelFit.compute_pair_statistics`); none when the
-        solver draws pairs or weighs uniformly."""
+        level (at most ``max_pairs`` each), since a level's (π, Q) are computed once for all its
+        forests and folds and kept across the grid
+        (:meth:`disdf.cascade._forest_fit.LevelFit.compute_pair_statistics`); none when the solver
+        draws pairs or weighs uniformly."""
         if self.solver == "uniform" or not reads_pair_statistics(self.solver):
             return 0
         n_forests = len(parse_forest_specs(self.forests, self.engine))
-        return n_forests * self.n_folds * different_class_pairs_per_fold(class_counts, self.n_folds)
+        per_fold = different_class_pairs_per_fold(class_counts, self.n_folds)
+        cap = pair_cap(self.max_pairs)
+        return n_forests * self.n_folds * (per_fold if cap is None else min(per_fold, cap))
 
     def _memory_remedy(self) -> str:
         return (
-            "fewer trees (n_trees), levels (max_levels) or training examples would fit, or "
-            "solver='stochastic_frank_wolfe', which draws pairs instead of storing every Q_ij"
+            "fewer trees (n_trees), levels (max_levels), pairs (max_pairs) or training examples would "
+            "fit, or solver='stochastic_frank_wolfe', which stores no Q_ij"
         )
 
     def _grid_points(self) -> list[GridPoint]:
@@ -342,6 +361,7 @@ class DisDFClassifier(CascadeForestClassifier):
             fallback=self.solver_fallback,
             cross_fit_parts=self.cross_fit_parts if self.weight_fitting == "cross_fit" else None,
             n_jobs=self.n_jobs,
+            max_pairs=pair_cap(self.max_pairs),
         )
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):

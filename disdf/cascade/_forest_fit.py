@@ -33,7 +33,7 @@ from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
 from disdf.forests._compiled import FastForest
 from disdf.forests._tree_leaves import SklearnFoldModel, TreeLeaves
-from disdf.weights import PairStatistics
+from disdf.weights import PairStatistics, drawn_pair_statistics
 
 #: A fold model: per-tree class probabilities of a fitted forest, either engine.
 FoldModel = SklearnFoldModel | FastForest
@@ -105,11 +105,17 @@ class ForestFit:
 
 
 def pair_statistics(
-    held: TreeLeaves, y: np.ndarray, sample_weight: np.ndarray | None = None
+    held: TreeLeaves,
+    y: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+    max_pairs: int | None = None,
+    seed: int = 0,
 ) -> PairStatistics:
     """π and Q of one fold model's held-out examples (their (n_k, T, C) probabilities made in the task),
-    each pair weighted by its two examples' weights when there are weights."""
-    return PairStatistics.from_tree_probabilities(held.probabilities(), y, sample_weight)
+    each pair weighted by its two examples' weights when there are weights; beyond ``max_pairs``
+    different-class pairs, that many drawn with the fold model's ``seed``
+    (:func:`disdf.weights.drawn_pair_statistics`)."""
+    return drawn_pair_statistics(held.probabilities(), y, max_pairs, seed, sample_weight)
 
 
 def fold_model_vectors(forests: list[ForestFit], X: np.ndarray, n_jobs: int | None) -> list[np.ndarray]:
@@ -180,17 +186,18 @@ class LevelFit:
                 if hasattr(model, "memoize_leaves"):
                     model.memoize_leaves()
 
-    def compute_pair_statistics(self, n_jobs: int | None = None) -> None:
-        """π and Q of every fold model's held-out examples, computed once for the whole level."""
+    def compute_pair_statistics(self, n_jobs: int | None = None, max_pairs: int | None = None) -> None:
+        """π and Q of every fold model's held-out examples, computed once for the whole level (at most
+        ``max_pairs`` pairs per fold model, drawn with its seed; None: every pair)."""
         y_code = self.y_code
         missing = [forest for forest in self.forests if forest.pair_statistics is None]
         if not missing:
             return
         stats = run_tasks(
             (
-                partial(pair_statistics, held, y_code[test], self.weights_of(test))
+                partial(pair_statistics, held, y_code[test], self.weights_of(test), max_pairs, seed)
                 for forest in missing
-                for held, (_, test) in zip(forest.held_out, self.folds, strict=True)
+                for held, (_, test), seed in zip(forest.held_out, self.folds, forest.seeds, strict=True)
             ),
             n_jobs,
         )

@@ -21,7 +21,7 @@ from sklearn.base import clone
 
 from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._discriminative import DisDFClassifier
-from disdf.weights import reads_pair_statistics
+from disdf.weights import pair_cap, reads_pair_statistics
 
 #: Parameters that decide level 1's trees; they must agree across the estimators.
 LEVEL_ONE_PARAMS = (
@@ -67,8 +67,14 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
     grower = clone(estimators[0]).set_params(n_trees=max(e.n_trees for e in estimators))
     shared = grower._grow_first_level(X, y)
     shared.memoize_leaves()  # their predictions route the same examples through level 1 once
-    if any(isinstance(e, DisDFClassifier) and reads_pair_statistics(e.solver) for e in estimators):
-        shared.compute_pair_statistics(grower.n_jobs)  # once, for every DisDF's first T trees
+    # Once, for every DisDF's first T trees, when they draw the same pairs (else each its own).
+    caps = {
+        pair_cap(e.max_pairs)
+        for e in estimators
+        if isinstance(e, DisDFClassifier) and reads_pair_statistics(e.solver)
+    }
+    if len(caps) == 1:
+        shared.compute_pair_statistics(grower.n_jobs, caps.pop())
     for estimator in estimators:
         estimator._fit_with_first_level(X, y, shared)
     return list(estimators)

@@ -30,6 +30,8 @@ from disdf.weights import (
     WeightProblem,
     WeightSolution,
     WeightSolverError,
+    different_class_pair_count,
+    drawn_pair_statistics,
     reads_pair_statistics,
     solve_weights,
 )
@@ -96,6 +98,7 @@ class CrossFitPart:
     exact: bool
     whole_stats: PairStatistics | None  # the whole set's (π, Q), whose pairs include the part's
     fold_weights: np.ndarray | None = None  # the whole set's example weights; None: unweighted
+    max_pairs: int | None = None  # the most pairs a problem reads (drawn beyond); None: every pair
 
     def problem(self, point: GridPoint) -> WeightProblem | SampledWeightProblem:
         held = self.held[self.fitting]
@@ -105,9 +108,14 @@ class CrossFitPart:
             vectors = held_out_vectors(held, weights)
             return SampledWeightProblem(vectors, labels, point.lambda_, point.tau, self.seed, weights)
         probabilities = held.probabilities()
+        # The whole set's rows hold every pair of the part's examples unless they were drawn: then the
+        # part draws its own, as the whole set did.
+        whole_drawn = (
+            self.max_pairs is not None and different_class_pair_count(self.fold_labels) > self.max_pairs
+        )
         stats = (
-            PairStatistics.from_tree_probabilities(probabilities, labels, weights)
-            if self.whole_stats is None
+            drawn_pair_statistics(probabilities, labels, self.max_pairs, self.seed, weights)
+            if self.whole_stats is None or whole_drawn
             else self.whole_stats.of_examples(
                 self.fold_labels, self.fitting, probabilities, self.fold_weights
             )
@@ -177,6 +185,7 @@ class WeightFitting:
     fallback: str | None
     cross_fit_parts: int | None  # None: the whole-set weights for every held-out example
     n_jobs: int | None
+    max_pairs: int | None = None  # the most different-class pairs a fold model's problem reads
 
     @property
     def exact(self) -> bool:
@@ -218,7 +227,7 @@ class WeightFitting:
     def fold_problems(self, fit: LevelFit, level_index: int) -> list[FoldProblem]:
         """Every fold model's problem (forest-major); the exact solvers' (π, Q) computed here, once."""
         if self.exact:
-            fit.compute_pair_statistics(self.n_jobs)
+            fit.compute_pair_statistics(self.n_jobs, self.max_pairs)
         n_folds = len(fit.folds)
         return [
             FoldProblem(
@@ -304,6 +313,7 @@ class WeightFitting:
                             exact=self.exact,
                             whole_stats=stats,
                             fold_weights=fit.weights_of(test),
+                            max_pairs=self.max_pairs,
                         )
                     )
         return parts

@@ -8,6 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from disdf.weights._drawn_pairs import (
+    AUTO_MAX_PAIRS,
+    MaxPairs,
+    different_class_pair_count,
+    drawn_pair_statistics,
+    pair_cap,
+)
 from disdf.weights._frank_wolfe import frank_wolfe, frank_wolfe_away
 from disdf.weights._problem import LAMBDA, LAMBDA_MAX, TAU, TAU_MAX, PairStatistics, WeightProblem
 from disdf.weights._qp import qp
@@ -91,11 +98,13 @@ def _check_finite(solution: WeightSolution, problem: WeightProblem | SampledWeig
 
 
 __all__ = [
+    "AUTO_MAX_PAIRS",
     "LAMBDA",
     "LAMBDA_MAX",
     "SOLVER_REGISTRY",
     "TAU",
     "TAU_MAX",
+    "MaxPairs",
     "OneHotVectors",
     "PairStatistics",
     "SampledWeightProblem",
@@ -107,8 +116,11 @@ __all__ = [
     "WeightSolution",
     "WeightSolverError",
     "check_solver_options",
+    "different_class_pair_count",
+    "drawn_pair_statistics",
     "frank_wolfe",
     "frank_wolfe_away",
+    "pair_cap",
     "qp",
     "reads_pair_statistics",
     "solve_weights",

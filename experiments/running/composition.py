@@ -78,6 +78,8 @@ def result_config(cfg: DictConfig) -> dict:
     # Options added later enter the hash only when set away from what every earlier record did.
     if model.get("test_vectors") == "fold_mean":
         del model["test_vectors"]
+    if "max_pairs" in model and model["max_pairs"] is None:
+        del model["max_pairs"]  # every pair: what every earlier record's weight problem read
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     if solver.get("fallback") is None:
         # No fallback: the hash records had before the option existed.

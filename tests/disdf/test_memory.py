@@ -324,16 +324,17 @@ def test_growth_estimate_counts_one_copy_per_fold_among_the_tasks_run_at_once():
 
 
 def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monkeypatch):
-    """The trial that was killed at 21 GiB: 20,000 training rows of 3 classes, 20 features, DisDF's
-    defaults with n_jobs=2. A level computes (π, Q) for all 4 forests x 3 folds and keeps them while
-    it solves, so the estimate counts 12 fold models' Q rows; on a 24 GiB machine the fit is refused
-    before any tree grows, pointing at the pair-drawing solver, which needs no Q rows."""
+    """The trial that was killed at 21 GiB: 20,000 training rows of 3 classes, 20 features, DisDF with
+    every pair (then the default; max_pairs=None today) and n_jobs=2. A level computes (π, Q) for all
+    4 forests x 3 folds and keeps them while it solves, so the estimate counts 12 fold models' Q rows;
+    on a 24 GiB machine the fit is refused before any tree grows, pointing at what would fit. Today's
+    default, max_pairs="auto", reads 25,000 drawn pairs per fold model: 0.22 GiB of rows."""
     import disdf.cascade._cascade as cascade_module
     from disdf import DisDFClassifier
     from disdf.cascade._fit_memory import different_class_pairs_per_fold
 
     counts = np.array([6667, 6667, 6666])
-    model = DisDFClassifier(n_trees=100, n_jobs=2)
+    model = DisDFClassifier(n_trees=100, n_jobs=2, max_pairs=None)
     per_fold = different_class_pairs_per_fold(counts, 3)
     assert model._pair_rows(counts) == 4 * 3 * per_fold
     monkeypatch.setenv(LIMIT_VARIABLE, "24G")
@@ -343,6 +344,8 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
         model._check_fit_memory(counts, 20)
     assert "solver='stochastic_frank_wolfe'" in str(refused.value)
     model.set_params(solver="stochastic_frank_wolfe")._check_fit_memory(counts, 20)  # no Q rows: fits
+    model.set_params(solver="frank_wolfe_away", max_pairs="auto")._check_fit_memory(counts, 20)
+    assert model._pair_rows(counts) == 4 * 3 * 25_000
 
     def no_growing(*args, **kwargs):
         raise AssertionError("a tree grew")
@@ -351,4 +354,4 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(20_000, 20)), np.repeat([0, 1, 2], [6667, 6667, 6666])
     with pytest.raises(InsufficientMemoryError):
-        DisDFClassifier(n_trees=100, n_jobs=2).fit(X, y)
+        DisDFClassifier(n_trees=100, n_jobs=2, max_pairs=None).fit(X, y)
