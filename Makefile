@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-scale-capped bench-mnist-ab soak engine-equivalence reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-scale-capped bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -187,6 +187,14 @@ engine-equivalence: install
 	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=sklearn
 	$(BIN)/python -m experiments.run experiment=engine_equivalence model.engine=fast
 	$(BIN)/python scripts/evidence/compare_engines.py --record
+
+# Is DisDF on drawn pairs (max_pairs) as accurate as on every pair? Same splits under both, then a TOST.
+pair-draws: install
+	$(BIN)/python -m experiments.run experiment=pair_draws_protocol model.max_pairs=null
+	$(BIN)/python -m experiments.run experiment=pair_draws_protocol model.max_pairs=100
+	$(BIN)/python -m experiments.run experiment=pair_draws_mnist model.max_pairs=null
+	$(BIN)/python -m experiments.run experiment=pair_draws_mnist model.max_pairs=25000
+	$(BIN)/python scripts/evidence/compare_pair_draws.py --record
 
 # The headline computed, not re-rendered: the paper's protocol from scratch into $(STAGE), a folder of
 # its own (resumable: run it again after an interruption), then how many of its records equal the
