@@ -8,7 +8,8 @@ training images (scored on the 10,000 test images) and a synthetic problem shape
 labels flipped; scored on 10,000 more rows). Methods: the cascades with the full-MNIST experiment's
 settings (``experiment=mnist_full``: engine "binned", the pair-sampling solver, T = 100; asked by
 name, ``gcforest_capped`` and ``disdf_capped``: the same with ``max_tree_samples`` =
-:data:`TREE_SAMPLE_CAP`),
+:data:`TREE_SAMPLE_CAP`; ``gcforest_default`` and ``disdf_default``: the estimators' own defaults,
+T = 100, as a user meets them),
 scikit-learn's RandomForest and ExtraTrees of ``--sklearn-trees`` trees, and DF21 (the ``deep-forest``
 library) in its native mode (scripts/bench/bench_df21.py: its own layers and binned trees, 4 forests
 of 100 trees per layer), all with ``--n-jobs``.
@@ -66,6 +67,8 @@ PROBLEMS = {
 METHODS = ("gcforest", "disdf", "random_forest", "extra_trees", "df21")
 #: The cascades with their trees capped at TREE_SAMPLE_CAP examples (asked by name, not run by default).
 CAPPED_METHODS = {"gcforest_capped": "gcforest", "disdf_capped": "disdf"}
+#: The cascades as a user meets them: the estimator's defaults, T = 100 (asked by name).
+DEFAULT_METHODS = {"gcforest_default": "CascadeForestClassifier", "disdf_default": "DisDFClassifier"}
 N_TEST = 10_000
 ROOT = Path(__file__).resolve().parents[2]
 #: The python of the venv ``make bench-df21`` creates (the Makefile's DF21_VENV), and the script it runs.
@@ -105,14 +108,19 @@ def make_method(method: str, n_jobs: int, sklearn_trees: int, keep_fitted_levels
 
         cls = RandomForestClassifier if method == "random_forest" else ExtraTreesClassifier
         return cls(n_estimators=sklearn_trees, n_jobs=n_jobs, random_state=0)
-    from experiments.running.composition import compose_config, estimator_specs
-    from experiments.running.protocol import Unit
-    from experiments.running.unit import make_estimator
+    if method in DEFAULT_METHODS:
+        import disdf
 
-    cfg = compose_config("experiment=mnist_full")
-    specs = estimator_specs(cfg, [method])
-    unit = Unit("scale", 0, cfg.full_mnist.n_trees, method, 0)
-    estimator = make_estimator(unit, specs, cfg.full_mnist.seed).set_params(n_jobs=n_jobs)
+        estimator = getattr(disdf, DEFAULT_METHODS[method])(n_trees=100, n_jobs=n_jobs, random_state=0)
+    else:
+        from experiments.running.composition import compose_config, estimator_specs
+        from experiments.running.protocol import Unit
+        from experiments.running.unit import make_estimator
+
+        cfg = compose_config("experiment=mnist_full")
+        specs = estimator_specs(cfg, [method])
+        unit = Unit("scale", 0, cfg.full_mnist.n_trees, method, 0)
+        estimator = make_estimator(unit, specs, cfg.full_mnist.seed).set_params(n_jobs=n_jobs)
     if keep_fitted_levels == "disk":  # the same trees, one level's in memory (the folder: fit_once's)
         DISK_LEVELS.mkdir(parents=True, exist_ok=True)
         estimator.set_params(keep_fitted_levels="disk", fitted_levels_dir=tempfile.mkdtemp(dir=DISK_LEVELS))
@@ -228,7 +236,7 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
     problem, method, points = curve["problem"], curve["method"], curve["points"]
     row = {"problem": problem, "method": method, "n_train": n, "n_jobs": args.n_jobs}
     row["n_trees"] = args.sklearn_trees if method in ("random_forest", "extra_trees") else 100
-    cascade = CAPPED_METHODS.get(method, method) in ("gcforest", "disdf")
+    cascade = CAPPED_METHODS.get(method, method) in ("gcforest", "disdf") or method in DEFAULT_METHODS
     row["keep_fitted_levels"] = args.keep_fitted_levels if cascade else ""
     if method == "df21" and not curve["stopped"] and not Path(args.df21_python).is_file():
         curve["stopped"] = DF21_MISSING
@@ -257,7 +265,9 @@ def run_size(args, curve: dict, n: int, deadline: float) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=[*METHODS, *CAPPED_METHODS])
+    parser.add_argument(
+        "--methods", nargs="+", default=list(METHODS), choices=[*METHODS, *CAPPED_METHODS, *DEFAULT_METHODS]
+    )
     parser.add_argument("--mnist-sizes", nargs="+", type=int, default=list(PROBLEMS["mnist"]))
     parser.add_argument("--higgs-sizes", nargs="+", type=int, default=list(PROBLEMS["higgs_like"]))
     parser.add_argument("--n-jobs", type=int, default=2)

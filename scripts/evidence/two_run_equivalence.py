@@ -51,7 +51,9 @@ def pair_runs(comparison: Comparison, a: pd.DataFrame, b: pd.DataFrame) -> pd.Da
     return pairs.assign(difference_pp=100 * difference)
 
 
-def equivalence_row(comparison: Comparison, pairs: pd.DataFrame, differences: pd.Series, margin: float) -> dict:
+def equivalence_row(
+    comparison: Comparison, pairs: pd.DataFrame, differences: pd.Series, margin: float
+) -> dict:
     tost = tost_paired(differences.to_numpy(), margin, ALPHA)
     a, b = comparison.a, comparison.b
     return {
@@ -101,10 +103,12 @@ def verdict(comparison: Comparison, table: pd.DataFrame) -> str:
     every_cell = passed == len(cells)
     return (
         f"Pooled over {int(pooled['pairs'])} splits: {comparison.b} - {comparison.a} = "
-        f"{pooled['difference_pp']:+.2f} pp, 90 % CI [{pooled['ci90_low_pp']:+.2f}, {pooled['ci90_high_pp']:+.2f}], "
+        f"{pooled['difference_pp']:+.2f} pp, "
+        f"90 % CI [{pooled['ci90_low_pp']:+.2f}, {pooled['ci90_high_pp']:+.2f}], "
         f"TOST p = {pooled['p_tost']:.2g} against ±{comparison.pooled_margin_pp} pp: "
         f"{'equivalent' if pooled['equivalent'] else 'NOT shown equivalent'}.\n"
-        f"Per cell (±{comparison.cell_margin_pp} pp, α = {ALPHA}): {passed} of {len(cells)} cells equivalent; "
+        f"Per cell (±{comparison.cell_margin_pp} pp, α = {ALPHA}): "
+        f"{passed} of {len(cells)} cells equivalent; "
         f"largest TOST p = {cells['p_tost'].max():.2g}; "
         + ("equivalence in every cell (intersection-union test)." if every_cell else "NOT every cell.")
     )
