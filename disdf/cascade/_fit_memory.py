@@ -203,6 +203,28 @@ def check_fit_memory(
     )
 
 
+def estimator_fit_shape(estimator: Any, class_counts: np.ndarray, n_features: int) -> FitShape:
+    """The :class:`FitShape` of a cascade estimator's fit on data of these class counts and features."""
+    e = estimator
+    counts = np.asarray(class_counts)
+    kinds = tuple(kind for kind, _ in parse_forest_specs(e.forests, e.engine))
+    return FitShape(
+        int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
+        effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth,
+    )  # fmt: skip
+
+
+def estimator_fit_memory(
+    estimator: Any, class_counts: np.ndarray, n_features: int, levels: int | None = None
+) -> FitMemory:
+    """The estimated peak of a cascade estimator's fit (what its check reads) if it grows ``levels``
+    levels; None: ``max_levels``, the most it may (one held at a time with ``keep_fitted_levels="disk"``)."""
+    shape = estimator_fit_shape(estimator, class_counts, n_features)
+    grown = estimator.max_levels if levels is None else levels
+    kept = 1 if estimator.keep_fitted_levels == "disk" else grown
+    return fit_memory(shape, estimator._pair_rows(np.asarray(class_counts)), kept)
+
+
 def check_estimator_memory(
     estimator: Any, class_counts: np.ndarray, n_features: int, available: int | None = None
 ) -> None:
@@ -210,15 +232,11 @@ def check_estimator_memory(
     (:meth:`_FitMemoryCheck._check_fit_memory`), with the settings that would fit."""
     e = estimator
     counts = np.asarray(class_counts)
-    kinds = tuple(kind for kind, _ in parse_forest_specs(e.forests, e.engine))
-    shape = FitShape(
-        int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
-        effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth,
-    )  # fmt: skip
+    shape = estimator_fit_shape(e, counts, n_features)
     pairs, kept = e._pair_rows(counts), 1 if e.keep_fitted_levels == "disk" else e.max_levels
     one_job = replace(shape, n_jobs=1)
     check_fit_memory(
-        fit_memory(shape, pairs, kept),
+        estimator_fit_memory(e, counts, n_features),
         f"{type(e).__name__}(n_trees={e.n_trees}, max_levels={e.max_levels}, n_jobs={e.n_jobs}, "
         f"keep_fitted_levels={e.keep_fitted_levels!r}) on {int(counts.sum())} examples of "
         f"{n_features} features and {len(counts)} classes",
