@@ -163,6 +163,12 @@ def test_the_limitations_give_the_full_scanners_measured_cost_or_only_the_reduce
     assert "within" in scanning_line(cost.assign(fits=True))
     stopped = scanning_line(cost.assign(complete=False))
     assert "was stopped after 30 min a split (at least 20 h" in stopped
+    # Once gcForest's own scanner decides (experiment=mgs_full complete), the line says where it ran.
+    full = scanning_line(cost, full_scanner=True)
+    assert (
+        "rests on gcForest's own scanner (500 trees per scanning forest, stride 1) at N = 50 and 80" in full
+    )
+    assert "reduced scanner" in full and "budget" not in full
 
 
 def test_sentence_15_rests_on_gcforests_scanner_once_its_run_is_complete():
