@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-scale-capped bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-scale-capped bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -151,6 +151,14 @@ bench-profile-large: install
 # HIGGS-shaped and MNIST: results/bench/routing_block.csv (about 3 min).
 bench-routing: install
 	$(BIN)/python scripts/bench/bench_routing_block.py --record
+
+# The memory check's estimate beside the measured peak (n 1,000-60,000; resumable with
+# MEMORY_FLAGS=--resume), and DisDF's cost beside gcForest's at n <= 2,000.
+bench-memory-estimate: install
+	$(BIN)/python scripts/bench/bench_memory_estimate.py --record $(MEMORY_FLAGS)
+
+bench-small-n: install
+	$(BIN)/python scripts/bench/bench_small_n_cost.py --record
 
 # Beyond the paper's datasets, regime (a): 43 KEEL tables, N = 100, 30 repetitions, six methods on the
 # same splits (configs/experiment/benchmark.yaml; the analysis declared in experiments/analysis/benchmark_plan.py).
