@@ -158,7 +158,7 @@ bench-memory-estimate: install
 	$(BIN)/python scripts/bench/bench_memory_estimate.py --record $(MEMORY_FLAGS)
 
 bench-small-n: install
-	$(BIN)/python scripts/bench/bench_small_n_cost.py --record
+	$(BIN)/python scripts/bench/bench_small_n_cost.py --record --max-pairs auto 25000 None
 
 # Beyond the paper's datasets, regime (a): 43 KEEL tables, N = 100, 30 repetitions, six methods on the
 # same splits (configs/experiment/benchmark.yaml; the analysis declared in experiments/analysis/benchmark_plan.py).
@@ -201,7 +201,7 @@ pair-draws: install
 	$(BIN)/python -m experiments.run experiment=pair_draws_protocol model.max_pairs=null
 	$(BIN)/python -m experiments.run experiment=pair_draws_protocol model.max_pairs=100
 	$(BIN)/python -m experiments.run experiment=pair_draws_mnist model.max_pairs=null
-	$(BIN)/python -m experiments.run experiment=pair_draws_mnist model.max_pairs=25000
+	$(BIN)/python -m experiments.run experiment=pair_draws_mnist model.max_pairs=5000
 	$(BIN)/python scripts/evidence/compare_pair_draws.py --record
 
 # The headline computed, not re-rendered: the paper's protocol from scratch into $(STAGE), a folder of

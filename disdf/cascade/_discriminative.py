@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from disdf._utils.parameters import Boolean, Constraint, DictParameter, Grid, Integer, OneOf
 from disdf._utils.sample_weights import check_pair_weight_scale
@@ -87,9 +88,9 @@ class DisDFClassifier(CascadeForestClassifier):
         with an exact solver. A held-out set with more pairs P is represented by ``max_pairs``
         of them drawn uniformly (seeded by the fold model's seed), each weighted P / max_pairs:
         an unbiased estimate of J's hinge sum, with pi exact, solved exactly
-        (:mod:`disdf.weights._drawn_pairs`). ``"auto"``: 25,000 pairs (0.22 GiB of rows for a
-        level of 4 forests, 3 folds and T = 100; reached at about 1,000 training examples of 2
-        balanced classes, 870 of 3 or 750 of 10, far above every cell of the paper's protocol).
+        (:mod:`disdf.weights._drawn_pairs`). ``"auto"``: 5,000 pairs (0.045 GiB of rows for a
+        level of 4 forests, 3 folds and T = 100; reached at about 420 training examples of 2
+        balanced classes, 370 of 3 or 320 of 10, above every cell of the paper's protocol).
         None: every pair, the paper's problem, whose memory grows as n^2 (142 GiB at 20,000
         training examples and T = 100; the memory check refuses what does not fit).
         Not read by ``"stochastic_frank_wolfe"``, which draws its own pairs, or ``"uniform"``.
@@ -366,7 +367,15 @@ class DisDFClassifier(CascadeForestClassifier):
 
     def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
         """Solve eq. (70)-(72) for every fold model of every forest at each grid point (warm-started
-        at the previous point's weights); keep the point of the best out-of-fold score."""
+        at the previous point's weights); keep the point of the best out-of-fold score.
+
+        BLAS runs one thread per solve: the solves are small matrix-vector products run ``n_jobs`` at
+        a time, beside which BLAS's own threads only spin (about twice the CPU seconds on 2 cores),
+        and the numbers would depend on the machine's BLAS threads (a sum's order)."""
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._solve_level_weights(fit, level_index)
+
+    def _solve_level_weights(self, fit: LevelFit, level_index: int):
         fitting = self._weight_fitting()
         problems = fitting.fold_problems(fit, level_index)
         grid = self._grid_points()

@@ -16,11 +16,13 @@ solve's time stop growing with n; up to ``max_pairs`` pairs the problem is the e
 number.
 
 ``max_pairs="auto"`` takes :data:`AUTO_MAX_PAIRS` per fold model: with 4 forests and 3 folds at
-T = 100, 0.22 GiB of rows for a level, reached at about 1,000 training examples (2 classes), 870 (3)
-or 750 (10); every cell of the paper's protocol lies below it (at most 720 pairs). A fixed number
-of pairs, not a share of the machine's memory, so that the same data, settings and seed give the
-same model on every machine and for every ``n_trees`` (the first T trees of a shared level read
-the same pairs).
+T = 100, 0.045 GiB of rows for a level, reached at about 420 training examples of 2 balanced
+classes, 370 of 3 or 320 of 10; every cell of the paper's protocol lies below it (at most 720
+pairs). Chosen for cost, before any accuracy was compared: on digits (1,257 training images) DisDF
+takes 1.5 times gcForest's CPU seconds with it, 3.2 times with 25,000 and 4.8 times with every pair
+(``make bench-small-n``: ``results/bench/small_n_cost.csv``). A fixed number of pairs, not a share
+of the machine's memory, so that the same data, settings and seed give the same model on every
+machine and for every ``n_trees`` (the first T trees of a shared level read the same pairs).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from disdf.weights._problem import PairStatistics, checked_example_weights, same
 from disdf.weights._stochastic_frank_wolfe import PairSampler
 
 #: Pairs per fold model that ``max_pairs="auto"`` lets a problem read (module docstring).
-AUTO_MAX_PAIRS = 25_000
+AUTO_MAX_PAIRS = 5_000
 
 
 def pair_cap(max_pairs: int | str | None) -> int | None:

@@ -6,7 +6,7 @@
 rest, so an interrupted grid goes on where it stopped). The data: ``make_classification`` shaped
 like the trial that was killed at 21 GiB (20 features, 10 informative and 5 redundant, 3 classes,
 ``random_state=0``), its first n rows. The grid: n in {1,000, 5,000, 20,000, 60,000}, both cascades
-with their defaults at T = 100 (DisDF's solver ``frank_wolfe_away`` on at most 25,000 drawn pairs
+with their defaults at T = 100 (DisDF's solver ``frank_wolfe_away`` on at most 5,000 drawn pairs
 per fold model), ``n_jobs`` 1 and 2, levels in memory and on disk; and DisDF with every other solver
 (``frank_wolfe``, ``qp``, ``uniform``, ``stochastic_frank_wolfe``) and with every pair
 (``max_pairs=None``, up to the n whose pair rows fit) at ``n_jobs=2``.

@@ -8,8 +8,8 @@ either arm, and never moved:
 * **Primary, per part, pooled**: a paired TOST on drawn − every pair with margin ±0.5 accuracy
   points at α = 0.05 (its 90 % interval inside ±0.5), the unit the split (dataset, N, repetition).
   Part (a), the protocol's four datasets at N = 120 with max_pairs = 100 (a third to a seventh of
-  the pairs drawn, far fewer than the default's 25,000); part (b), MNIST slices of N = 1,000 and
-  1,500 with the default 25,000 (a half and a fifth drawn).
+  the pairs drawn, far fewer than the default's 5,000); part (b), MNIST slices of N = 1,000 and
+  1,500 with the default 5,000 (a tenth and a twenty-second drawn).
 * **Per cell** (dataset, N): a paired TOST with margin ±1.5 points, as for the engines; every cell
   must pass for "equivalent in every cell" (an intersection-union test).
 
@@ -34,7 +34,7 @@ from scripts.bench_output import add_record_flag, bench_output, write_csv
 from scripts.evidence.two_run_equivalence import Comparison, equivalence_table, load, pair_runs, verdict
 
 #: The two parts: their run folder under --runs and the drawn arm's max_pairs.
-PARTS = {"protocol": 100, "mnist": 25_000}
+PARTS = {"protocol": 100, "mnist": 5_000}
 
 
 def comparison(part: str) -> Comparison:

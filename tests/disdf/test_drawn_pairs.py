@@ -67,7 +67,7 @@ def test_the_draws_are_fixed_by_the_seed():
 
 
 def test_auto_is_a_fixed_number_of_pairs():
-    assert pair_cap("auto") == AUTO_MAX_PAIRS == 25_000
+    assert pair_cap("auto") == AUTO_MAX_PAIRS == 5_000
     assert pair_cap(None) is None and pair_cap(300) == 300
 
 
@@ -99,7 +99,7 @@ def _same_weights(a, b) -> bool:
 
 
 def test_the_default_is_the_exact_problem_below_the_cap(data):
-    X, y = data  # 60 held-out examples per fold: about 1,200 pairs, far below 25,000
+    X, y = data  # 60 held-out examples per fold: about 1,200 pairs, below 5,000
     auto, every = _fit(X, y), _fit(X, y, max_pairs=None)
     assert _same_weights(auto, every)
     assert np.array_equal(auto.predict_proba(X), every.predict_proba(X))

@@ -328,7 +328,7 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
     every pair (then the default; max_pairs=None today) and n_jobs=2. A level computes (π, Q) for all
     4 forests x 3 folds and keeps them while it solves, so the estimate counts 12 fold models' Q rows;
     on a 24 GiB machine the fit is refused before any tree grows, pointing at what would fit. Today's
-    default, max_pairs="auto", reads 25,000 drawn pairs per fold model: 0.22 GiB of rows."""
+    default, max_pairs="auto", reads 5,000 drawn pairs per fold model: 0.045 GiB of rows."""
     import disdf.cascade._cascade as cascade_module
     from disdf import DisDFClassifier
     from disdf.cascade._fit_memory import different_class_pairs_per_fold
@@ -345,7 +345,7 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
     assert "solver='stochastic_frank_wolfe'" in str(refused.value)
     model.set_params(solver="stochastic_frank_wolfe")._check_fit_memory(counts, 20)  # no Q rows: fits
     model.set_params(solver="frank_wolfe_away", max_pairs="auto")._check_fit_memory(counts, 20)
-    assert model._pair_rows(counts) == 4 * 3 * 25_000
+    assert model._pair_rows(counts) == 4 * 3 * 5_000
 
     def no_growing(*args, **kwargs):
         raise AssertionError("a tree grew")

@@ -361,3 +361,25 @@ def test_a_non_finite_result_is_a_failure_whatever_its_status(monkeypatch, field
     ) as caught:
         solve_weights(make_problem(20, 15, 2, 1.0, 1.0, 0.7), "frank_wolfe_away")
     assert (caught.value.solver, caught.value.status) == ("frank_wolfe_away", "non_finite")
+
+
+def test_disdfs_weight_solves_run_blas_on_one_thread(monkeypatch):
+    """The solves are small matrix-vector products run n_jobs at a time: BLAS's own threads would only
+    spin beside them (and make the sums' order depend on the machine), so each solve sees one."""
+    from threadpoolctl import threadpool_info
+
+    import disdf.cascade._weight_fitting as weight_fitting
+    from disdf import DisDFClassifier
+
+    seen: list[int] = []
+    solve = weight_fitting.solve_weights
+
+    def watched(*args, **kwargs):
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(weight_fitting, "solve_weights", watched)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(90, 5)), np.repeat([0, 1, 2], 30)
+    DisDFClassifier(n_trees=5, max_levels=1, n_jobs=2, random_state=0).fit(X, y)
+    assert seen and set(seen) == {1}
