@@ -172,6 +172,31 @@ def engine_equivalence(argument: str, used) -> list[str]:
     return list_table(header, rows)
 
 
+@generator("pair-draws")
+def pair_draws(argument: str, used) -> list[str]:
+    """drawn − every pair per cell and pooled per part, with the TOST (results/bench/pair_draws.csv)."""
+    rows = []
+    for r in read_csv(RESULTS / "bench" / "pair_draws.csv", used):
+        where = "pooled (per split)" if r["dataset"] == "all" else f"{NAMES[r['dataset']]}, N = {r['N']}"
+        rows.append(
+            (
+                f"{r['part']}: {where}",
+                r["max_pairs"],
+                r["pairs"],
+                f"±{float(r['margin_pp']):g}",
+                pp(float(r["difference_pp"])),
+                f"[{float(r['ci90_low_pp']):+.2f}, {float(r['ci90_high_pp']):+.2f}]",
+                f"{float(r['p_tost']):.1e}",
+                "equivalent" if r["equivalent"] == "True" else "not shown equivalent",
+            )
+        )
+    header = (
+        "part: cell", "max_pairs", "paired splits", "margin (pp)", "drawn − every pair (pp)", "90 % CI",
+        "TOST p", "verdict",
+    )  # fmt: skip
+    return list_table(header, rows)
+
+
 @generator("solvers")
 def solvers(argument: str, used) -> list[str]:
     """Each solver on the benchmark's problems: time, objective reached against qp's, status."""

@@ -121,6 +121,21 @@ SAMPLES: tuple[CommittedSample, ...] = (
     CommittedSample("mgs", "mgs", "results/mgs", ("protocol.Ns=[50]",)),
     # gcForest's own scanner: its first split at N = 50 (both methods, T = 100 and 1000; about 3 min).
     CommittedSample("mgs_full", "mgs_full", "results/mgs_full", ("protocol.Ns=[50]",)),
+    # Drawn pairs against every pair: each arm's first split (its output folder is per max_pairs).
+    *(
+        CommittedSample(
+            f"pair_draws_{part}_{cap}",
+            f"pair_draws_{part}",
+            f"results/pair_draws/{part}/max_pairs_{cap}",
+            grid,
+            parts=(Part("all", (f"model.max_pairs={'null' if cap == 'None' else cap}",)),),
+        )
+        for part, grid, caps in (
+            ("protocol", (), ("None", "100")),
+            ("mnist", ("protocol.Ns=[1000]",), ("None", "5000")),
+        )
+        for cap in caps
+    ),
     # Every KEEL table's first repetition, in four parts of about equal work for the test's workers.
     CommittedSample(
         "benchmark",
