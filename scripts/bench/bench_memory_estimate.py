@@ -130,7 +130,7 @@ def measure(row: dict) -> dict:
         "ratio": before.total / GIB / peak,
         "ratio_at_depth": at_depth.total / GIB / peak,
         "levels_grown": grown,
-        "fit_seconds": seconds,
+        "minutes": round(seconds / 60, 1),  # for planning a rerun, not a timing (other jobs may run)
         "estimate_parts": at_depth.describe(),
     }
 
@@ -160,7 +160,7 @@ def main() -> None:
         print(
             f"  estimate {measured['estimate_gib']:.2f} GiB "
             f"(at depth {measured['estimate_at_depth_gib']:.2f}), "
-            f"peak {measured['peak_gib']:.2f} GiB, {measured['fit_seconds']:.0f} s",
+            f"peak {measured['peak_gib']:.2f} GiB, {measured['minutes']} min",
             flush=True,
         )
         write_csv(output, [measured], append=True, float_format="%.4g")  # after every fit: resumable
