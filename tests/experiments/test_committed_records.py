@@ -140,7 +140,9 @@ def test_every_committed_folder_is_sampled_or_said_not_to_be():
 
 @pytest.mark.parametrize("sample", SAMPLES, ids=[s.name for s in SAMPLES])
 def test_a_sample_reads_where_its_experiment_writes(sample):
-    committed = compose_config(f"experiment={sample.experiment}", return_hydra_config=True)
+    # A one-part sample's own overrides choose its folder (e.g. model.max_pairs for results/pair_draws).
+    own = sample.parts[0].overrides if len(sample.parts) == 1 else ()
+    committed = compose_config(f"experiment={sample.experiment}", *own, return_hydra_config=True)
     assert sample.folder == committed.runtime.output_dir
     swept = committed.hydra.sweeper.params
     if swept:  # a multirun sweep: one part per job, in the job's folder (experiments.safety.guards)
