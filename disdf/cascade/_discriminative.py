@@ -29,6 +29,7 @@ from disdf.weights import (
     pair_cap,
     reads_pair_statistics,
 )
+from disdf.weights._qp import QP_WORKSPACE_PER_Q_BYTE
 
 #: How a fold model's weights and its held-out examples' class vectors relate (see DisDFClassifier).
 WEIGHT_FITTINGS = ("same_examples", "cross_fit")
@@ -340,6 +341,16 @@ class DisDFClassifier(CascadeForestClassifier):
         per_fold = different_class_pairs_per_fold(class_counts, self.n_folds)
         cap = pair_cap(self.max_pairs)
         return n_forests * self.n_folds * (per_fold if cap is None else min(per_fold, cap))
+
+    def _solver_workspace(self, class_counts: np.ndarray, n_jobs: int) -> int:
+        """The QP's canonical form beside each problem solved at once (``n_jobs`` of them): about
+        :data:`~disdf.weights._qp.QP_WORKSPACE_PER_Q_BYTE` times one fold model's rows Q_ij; the
+        Frank-Wolfe solvers work in place of their rows."""
+        if self.solver != "qp":
+            return 0
+        n_problems = len(parse_forest_specs(self.forests, self.engine)) * self.n_folds
+        rows = self._pair_rows(class_counts) // n_problems
+        return QP_WORKSPACE_PER_Q_BYTE * 8 * self.n_trees * rows * min(n_jobs, n_problems)
 
     def _memory_remedy(self) -> str:
         return (

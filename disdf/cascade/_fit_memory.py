@@ -66,13 +66,18 @@ class FitMemory:
     held_out_leaves: int
     pair_rows: int
     trees: int
+    solver_workspace: int = 0  # what the weight solver allocates beyond Q (the QP's canonical form)
 
     @property
     def total(self) -> int:
         return sum(getattr(self, part.name) for part in fields(self))
 
     def describe(self) -> str:
-        names = {"held_out_leaves": "held-out leaf rows", "pair_rows": "pair rows Q_ij"}
+        names = {
+            "held_out_leaves": "held-out leaf rows",
+            "pair_rows": "pair rows Q_ij",
+            "solver_workspace": "the weight solver's workspace",
+        }
         return ", ".join(
             f"{names.get(part.name, part.name)} {getattr(self, part.name) / GIB:.3g} GiB"
             for part in fields(self)
@@ -121,9 +126,12 @@ def growth_bytes_per_value(kinds: tuple[str, ...], n_folds: int, n_tasks: int, v
     )
 
 
-def fit_memory(shape: FitShape, pair_rows: int = 0, kept_levels: int | None = None) -> FitMemory:
+def fit_memory(
+    shape: FitShape, pair_rows: int = 0, kept_levels: int | None = None, solver_workspace: int = 0
+) -> FitMemory:
     """The estimated peak of a fit (module docstring); ``kept_levels``: levels whose trees are held
-    at once (default ``max_levels``); ``pair_rows``: Q rows held at once."""
+    at once (default ``max_levels``); ``pair_rows``: Q rows held at once; ``solver_workspace``: bytes
+    the weight solves allocate beyond them."""
     s = shape
     n_forests = len(s.kinds)
     width = s.n_features + n_forests * s.n_classes * (
@@ -140,6 +148,7 @@ def fit_memory(shape: FitShape, pair_rows: int = 0, kept_levels: int | None = No
         held_out_leaves=4 * n_forests * s.n_samples * s.n_trees,
         pair_rows=8 * pair_rows * s.n_trees,
         trees=int(NODE_BYTES * level_nodes * (s.max_levels if kept_levels is None else kept_levels)),
+        solver_workspace=solver_workspace,
     )
 
 
@@ -222,7 +231,10 @@ def estimator_fit_memory(
     shape = estimator_fit_shape(estimator, class_counts, n_features)
     grown = estimator.max_levels if levels is None else levels
     kept = 1 if estimator.keep_fitted_levels == "disk" else grown
-    return fit_memory(shape, estimator._pair_rows(np.asarray(class_counts)), kept)
+    counts = np.asarray(class_counts)
+    return fit_memory(
+        shape, estimator._pair_rows(counts), kept, estimator._solver_workspace(counts, shape.n_jobs)
+    )
 
 
 def check_estimator_memory(
@@ -235,15 +247,16 @@ def check_estimator_memory(
     shape = estimator_fit_shape(e, counts, n_features)
     pairs, kept = e._pair_rows(counts), 1 if e.keep_fitted_levels == "disk" else e.max_levels
     one_job = replace(shape, n_jobs=1)
+    workspace, one_job_workspace = e._solver_workspace(counts, shape.n_jobs), e._solver_workspace(counts, 1)
     check_fit_memory(
         estimator_fit_memory(e, counts, n_features),
         f"{type(e).__name__}(n_trees={e.n_trees}, max_levels={e.max_levels}, n_jobs={e.n_jobs}, "
         f"keep_fitted_levels={e.keep_fitted_levels!r}) on {int(counts.sum())} examples of "
         f"{n_features} features and {len(counts)} classes",
         [
-            ("keep_fitted_levels='disk'", fit_memory(shape, pairs, 1)),
-            ("n_jobs=1", fit_memory(one_job, pairs, kept)),
-            ("keep_fitted_levels='disk' and n_jobs=1", fit_memory(one_job, pairs, 1)),
+            ("keep_fitted_levels='disk'", fit_memory(shape, pairs, 1, workspace)),
+            ("n_jobs=1", fit_memory(one_job, pairs, kept, one_job_workspace)),
+            ("keep_fitted_levels='disk' and n_jobs=1", fit_memory(one_job, pairs, 1, one_job_workspace)),
         ],
         e._memory_remedy(),
         available,
@@ -278,6 +291,11 @@ class _FitMemoryCheck:
 
     def _pair_rows(self, class_counts: np.ndarray) -> int:
         """Rows Q_ij a fit holds at once: none without learned weights."""
+        return 0
+
+    def _solver_workspace(self, class_counts: np.ndarray, n_jobs: int) -> int:
+        """Bytes the weight solves allocate beyond the rows Q_ij, ``n_jobs`` at once: none without
+        learned weights."""
         return 0
 
     def _memory_remedy(self) -> str:

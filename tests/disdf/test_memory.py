@@ -355,3 +355,21 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
     X, y = rng.normal(size=(20_000, 20)), np.repeat([0, 1, 2], [6667, 6667, 6666])
     with pytest.raises(InsufficientMemoryError):
         DisDFClassifier(n_trees=100, n_jobs=2, max_pairs=None).fit(X, y)
+
+
+def test_the_qps_workspace_is_counted_per_problem_solved_at_once():
+    """cvxpy's canonical form of a fold model's QP takes about 30 times its rows Q_ij (measured); the
+    estimate counts it for the problems solved at once, and nothing for the Frank-Wolfe solvers."""
+    from disdf import DisDFClassifier
+    from disdf.cascade._fit_memory import estimator_fit_memory
+    from disdf.weights._qp import QP_WORKSPACE_PER_Q_BYTE
+
+    counts = np.array([333, 333, 334])
+    away = DisDFClassifier(n_trees=100, n_jobs=2)
+    assert away._solver_workspace(counts, 2) == 0
+    qp = DisDFClassifier(n_trees=100, n_jobs=2, solver="qp")
+    per_problem = qp._pair_rows(counts) // 12 * 8 * 100
+    assert qp._solver_workspace(counts, 2) == 2 * QP_WORKSPACE_PER_Q_BYTE * per_problem
+    assert qp._solver_workspace(counts, 1) == QP_WORKSPACE_PER_Q_BYTE * per_problem
+    difference = estimator_fit_memory(qp, counts, 20).total - estimator_fit_memory(away, counts, 20).total
+    assert difference == qp._solver_workspace(counts, 2)
