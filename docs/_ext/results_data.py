@@ -147,6 +147,19 @@ def markdown_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
+def tost_columns(r: dict) -> tuple[str, ...]:
+    """A TOST row's cells (scripts/evidence/two_run_equivalence.py's columns): paired splits, margin,
+    mean difference, its 90 % interval, the TOST p-value and the verdict."""
+    return (
+        r["pairs"],
+        f"±{float(r['margin_pp']):g}",
+        pp(float(r["difference_pp"])),
+        f"[{float(r['ci90_low_pp']):+.2f}, {float(r['ci90_high_pp']):+.2f}]",
+        f"{float(r['p_tost']):.1e}",
+        "equivalent" if r["equivalent"] == "True" else "not shown equivalent",
+    )
+
+
 @generator("engine-equivalence")
 def engine_equivalence(argument: str, used) -> list[str]:
     """fast − sklearn per cell and pooled, with the TOST (results/bench/engine_equivalence.csv)."""
@@ -157,17 +170,7 @@ def engine_equivalence(argument: str, used) -> list[str]:
             if r["dataset"] == "all"
             else f"{NAMES[r['dataset']]}, N = {r['N']}, {r['method']}"
         )
-        rows.append(
-            (
-                cell,
-                r["pairs"],
-                f"±{float(r['margin_pp']):g}",
-                pp(float(r["difference_pp"])),
-                f"[{float(r['ci90_low_pp']):+.2f}, {float(r['ci90_high_pp']):+.2f}]",
-                f"{float(r['p_tost']):.1e}",
-                "equivalent" if r["equivalent"] == "True" else "not shown equivalent",
-            )
-        )
+        rows.append((cell, *tost_columns(r)))
     header = ("cell", "paired splits", "margin (pp)", "fast − sklearn (pp)", "90 % CI", "TOST p", "verdict")
     return list_table(header, rows)
 
@@ -178,18 +181,7 @@ def pair_draws(argument: str, used) -> list[str]:
     rows = []
     for r in read_csv(RESULTS / "bench" / "pair_draws.csv", used):
         where = "pooled (per split)" if r["dataset"] == "all" else f"{NAMES[r['dataset']]}, N = {r['N']}"
-        rows.append(
-            (
-                f"{r['part']}: {where}",
-                r["max_pairs"],
-                r["pairs"],
-                f"±{float(r['margin_pp']):g}",
-                pp(float(r["difference_pp"])),
-                f"[{float(r['ci90_low_pp']):+.2f}, {float(r['ci90_high_pp']):+.2f}]",
-                f"{float(r['p_tost']):.1e}",
-                "equivalent" if r["equivalent"] == "True" else "not shown equivalent",
-            )
-        )
+        rows.append((f"{r['part']}: {where}", r["max_pairs"], *tost_columns(r)))
     header = (
         "part: cell", "max_pairs", "paired splits", "margin (pp)", "drawn − every pair (pp)", "90 % CI",
         "TOST p", "verdict",
