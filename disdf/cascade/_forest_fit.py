@@ -49,6 +49,7 @@ class ForestFit:
     held_out: list[TreeLeaves]  # [fold] -> (n_held_out, T, C) as leaf rows; empty once the level is fitted
     seeds: tuple[int, ...]  # [fold]
     pair_statistics: list[PairStatistics] | None = None  # [fold], for the exact weight solvers
+    pairs_cap: int | None = None  # the max_pairs they were computed with (None: every pair)
     weights: list[np.ndarray] | None = None  # [fold] -> (T,), once learned
     #: [fold] -> [(positions in the fold's held-out set, their weights)]: cross-fitted out-of-fold
     #: weights, fitted without those examples' labels; None: ``weights`` for every held-out example.
@@ -190,7 +191,13 @@ class LevelFit:
         """π and Q of every fold model's held-out examples, computed once for the whole level (at most
         ``max_pairs`` pairs per fold model, drawn with its seed; None: every pair)."""
         y_code = self.y_code
-        missing = [forest for forest in self.forests if forest.pair_statistics is None]
+        # A level shared by estimators of other max_pairs (fit_sharing_first_level) holds their pairs:
+        # computed again for this cap.
+        missing = [
+            forest
+            for forest in self.forests
+            if forest.pair_statistics is None or forest.pairs_cap != max_pairs
+        ]
         if not missing:
             return
         stats = run_tasks(
@@ -204,6 +211,7 @@ class LevelFit:
         n_folds = len(self.folds)
         for m, forest in enumerate(missing):
             forest.pair_statistics = stats[m * n_folds : (m + 1) * n_folds]
+            forest.pairs_cap = max_pairs
 
 
 @dataclass(frozen=True)

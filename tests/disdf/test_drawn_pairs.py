@@ -120,3 +120,15 @@ def test_a_shared_first_level_draws_the_pairs_a_fit_draws(data):
         [DisDFClassifier(n_trees=12, max_levels=2, random_state=0, max_pairs=150)], X, y
     )
     assert _same_weights(shared, _fit(X, y, max_pairs=150))
+
+
+def test_estimators_of_other_max_pairs_sharing_a_first_level_each_draw_their_own(data):
+    """The shared level's pairs depend on max_pairs: an estimator of another cap (even at the same
+    n_trees, which takes the shared level itself) computes its own, and equals its own fit."""
+    X, y = data
+    caps = (150, None, 400)
+    shared = fit_sharing_first_level(
+        [DisDFClassifier(n_trees=12, max_levels=2, random_state=0, max_pairs=cap) for cap in caps], X, y
+    )
+    for model, cap in zip(shared, caps, strict=True):
+        assert _same_weights(model, _fit(X, y, max_pairs=cap))
