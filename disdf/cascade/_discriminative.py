@@ -93,8 +93,9 @@ class DisDFClassifier(CascadeForestClassifier):
         level of 4 forests, 3 folds and T = 100; reached at about 420 training examples of 2
         balanced classes, 370 of 3 or 320 of 10, above every cell of the paper's protocol;
         equivalent in accuracy to every pair within ±0.5 points on MNIST slices of 1,000 and
-        1,500 images, a TOST: ``make pair-draws``). None: every pair, the paper's problem, whose memory grows as n^2 (142 GiB at 20,000
-        training examples and T = 100; the memory check refuses what does not fit).
+        1,500 images, a TOST: ``make pair-draws``). None: every pair, the paper's problem,
+        whose memory grows as n^2 (142 GiB at 20,000 training examples and T = 100; the memory
+        check refuses what does not fit).
         Not read by ``"stochastic_frank_wolfe"``, which draws its own pairs, or ``"uniform"``.
     solver_options : dict, default=None
         Passed to the solver, e.g. ``{"tol": 1e-6}``, ``{"max_iter": 100}``,

@@ -21,9 +21,10 @@ classes, 370 of 3 or 320 of 10; every cell of the paper's protocol lies below it
 pairs). Chosen for cost, before any accuracy was compared: on digits (1,257 training images) DisDF
 takes 1.6 times gcForest's CPU seconds with it, 3.2 times with 25,000 and 4.6 times with every pair
 (``make bench-small-n``: ``results/bench/small_n_cost.csv``); then, by a TOST at ±0.5 points, as
-accurate as every pair (``make pair-draws``: ``results/bench/pair_draws.csv``). A fixed number of pairs, not a share
-of the machine's memory, so that the same data, settings and seed give the same model on every
-machine and for every ``n_trees`` (the first T trees of a shared level read the same pairs).
+accurate as every pair (``make pair-draws``: ``results/bench/pair_draws.csv``). A fixed number of
+pairs, not a share of the machine's memory, so that the same data, settings and seed give the same
+model on every machine and for every ``n_trees`` (the first T trees of a shared level read the same
+pairs).
 """
 
 from __future__ import annotations
