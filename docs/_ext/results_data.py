@@ -189,6 +189,31 @@ def pair_draws(argument: str, used) -> list[str]:
     return list_table(header, rows)
 
 
+@generator("memory-estimate")
+def memory_estimate(argument: str, used) -> list[str]:
+    """The memory check's estimate over the measured peak, per setting across n and n_jobs
+    (results/bench/memory_estimate.csv): at the depth the fit grew, and before it (max_levels)."""
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
+    for r in read_csv(RESULTS / "bench" / "memory_estimate.csv", used):
+        setting = (r["method"], r["solver"], r["max_pairs"], r["keep_fitted_levels"])
+        groups.setdefault(setting, []).append(r)
+    rows = [
+        (
+            *setting,
+            span([int(r["n_train"]) for r in group], ","),
+            span([float(r["peak_gib"]) for r in group], ".2f"),
+            span([float(r["ratio_at_depth"]) for r in group], ".2f"),
+            span([float(r["ratio"]) for r in group], ".2f"),
+        )
+        for setting, group in groups.items()
+    ]
+    header = (
+        "method", "solver", "max_pairs", "levels kept", "n", "peak (GiB)",
+        "estimate / peak at the depth grown", "before the fit (max_levels)",
+    )  # fmt: skip
+    return list_table(header, rows)
+
+
 @generator("solvers")
 def solvers(argument: str, used) -> list[str]:
     """Each solver on the benchmark's problems: time, objective reached against qp's, status."""
