@@ -19,15 +19,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
-import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 import numpy as np
 import pandas as pd
 
-from disdf._utils.progress import peak_memory_gib
-from scripts.bench.bench_scale import warm_up
+from scripts.bench.bench_small_n_cost import measured_fit
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 
@@ -48,18 +46,7 @@ def fit_once(method: str) -> dict:
     X_train, y_train, X_test, y_test = trial_data()
     cls = DisDFClassifier if method == "disdf" else CascadeForestClassifier
     estimator = cls(n_trees=100, n_jobs=2, random_state=0)
-    warm_up(estimator, X_train, y_train, X_test)
-    cpu, wall = time.process_time(), time.perf_counter()
-    estimator.fit(X_train, y_train)
-    row = {
-        "method": method,
-        "n_train": len(y_train),
-        "cpu_seconds": time.process_time() - cpu,
-        "wall_seconds": time.perf_counter() - wall,
-        "peak_gib": peak_memory_gib(),
-        "n_levels": estimator.n_levels_,
-        "test_accuracy": float(np.mean(estimator.predict(X_test) == y_test)),
-    }
+    row = {"method": method, **measured_fit(estimator, X_train, y_train, X_test, y_test)}
     if method == "disdf":
         row["max_pairs"] = str(estimator.max_pairs)
     return row
