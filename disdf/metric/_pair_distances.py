@@ -111,8 +111,12 @@ class PairDistances:
         check_is_fitted(self)
         DISTANCE.check(type(self).__name__, "distance", distance)
         pairs = np.asarray(pairs, dtype=np.float64)
-        if pairs.ndim != 3 or pairs.shape[1] != 2:
-            raise ValueError(f"pairs must have shape (n_pairs, 2, n_features); got {pairs.shape}")
+        n_features = getattr(self, "n_features_in_", None)
+        if pairs.ndim != 3 or pairs.shape[1] != 2 or pairs.shape[2] != n_features:
+            raise ValueError(
+                f"pairs must have shape (n_pairs, 2, n_features) with n_features = {n_features}, "
+                f"the features {type(self).__name__} was fitted on; got {pairs.shape}"
+            )
         if distance in SURROGATES:
             return self._surrogate_distances(pairs[:, 0], pairs[:, 1], squared=SURROGATES[distance])
         n_pairs = pairs.shape[0]
@@ -189,6 +193,15 @@ class PairDistances:
         DISTANCE.check(type(self).__name__, "distance", distance)
 
         def metric(u, v) -> float:
+            check_is_fitted(self)
+            u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+            expected = (self.n_features_in_,)
+            if u.shape != expected or v.shape != expected:
+                raise ValueError(
+                    f"get_metric's metric(u, v) takes two samples of {self.n_features_in_} features "
+                    f"(1-d arrays, the features {type(self).__name__} was fitted on); "
+                    f"got shapes {u.shape} and {v.shape}"
+                )
             return float(self.pair_distance(np.stack([u, v])[None], distance)[0])
 
         return metric

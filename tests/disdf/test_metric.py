@@ -36,12 +36,22 @@ def test_same_class_pairs_are_closer_than_different_class_pairs(fitted):
     [
         (np.zeros((4, 3, 6)), "manhattan", r"shape \(n_pairs, 2, n_features\)"),
         (np.zeros((4, 2, 6)), "cosine", "distance"),
+        (np.zeros((4, 2, 5)), "manhattan", r"n_features = 6, the features DisDFClassifier was fitted on"),
     ],
 )
 def test_bad_pairs_or_distance_are_named(fitted, pairs, distance, message):
     model, _, _ = fitted
     with pytest.raises(ValueError, match=message):
         model.pair_distance(pairs, distance)
+
+
+@pytest.mark.parametrize(
+    ("u", "v"), [(np.zeros(6), np.zeros(5)), (np.zeros(7), np.zeros(7)), (np.zeros((1, 6)), np.zeros(6))]
+)
+def test_get_metric_names_the_length_it_expects(fitted, u, v):
+    model, _, _ = fitted
+    with pytest.raises(ValueError, match=r"two samples of 6 features .* got shapes"):
+        model.get_metric()(u, v)
 
 
 def test_an_unfitted_estimator_has_no_metric_yet():
