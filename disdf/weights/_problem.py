@@ -36,7 +36,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from disdf._utils.parameters import Float, check_parameters
-from disdf.weights._pair_kernels import class_counts_of_pure, manhattan_rows_of_pure, pure_classes
 
 
 def same_class_pi(
@@ -95,6 +94,8 @@ def one_hot_pi(pure: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
     Every term is a whole number below 2**53, so float64 holds it exactly and the sums in
     :func:`same_class_pi`'s closed form give these numbers in any order: the same bits.
     """
+    from disdf.weights._pair_kernels import class_counts_of_pure
+
     labels, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
     counts = class_counts_of_pure(pure, codes.astype(np.intp), len(labels), n_classes)
     pi = np.zeros(pure.shape[1])
@@ -133,6 +134,8 @@ def different_class_q(
 
     Returns an array of shape (n_pairs, T); entries lie in [0, 2].
     """
+    from disdf.weights._pair_kernels import manhattan_rows_of_pure, pure_classes
+
     i, j = different_class_pairs(y) if pairs is None else pairs
     probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
     return manhattan_rows_of_pure(probabilities, pure_classes(probabilities), i, j)

@@ -29,14 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from disdf.weights._pair_kernels import (
-    manhattan_rows_of_pure,
-    pairs_of_uniforms,
-    pure_classes,
-    pure_classes_of_rows,
-    sampled_hinge_sums,
-    stochastic_iterations,
-)
 from disdf.weights._problem import (
     check_lambda_tau,
     checked_example_weights,
@@ -72,6 +64,8 @@ class OneHotVectors:
     def of_rows(cls, leaves: np.ndarray, table: np.ndarray) -> OneHotVectors | None:
         """The vectors ``table[leaves]`` (shape (n, T, C)) as their classes if every one is one-hot,
         else None; read from the table's rows, without building the vectors."""
+        from disdf.weights._pair_kernels import pure_classes_of_rows
+
         classes = pure_classes_of_rows(leaves, table)
         if classes.size and int(classes.min()) >= 0:
             return cls(classes, table.shape[1])
@@ -120,6 +114,8 @@ class PairSampler:
         self._first_cdf = np.cumsum(partners / total) if total else None
         if self._first_cdf is not None:
             self._first_cdf /= self._first_cdf[-1]
+        from disdf.weights._pair_kernels import pure_classes
+
         self._pure = pure_classes(self.tree_probabilities) if pure is None else pure
 
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -131,6 +127,8 @@ class PairSampler:
 
     def pairs(self, u_first: np.ndarray, u_second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pairs that uniforms in [0, 1) pick: i from ``u_first``, then j from ``u_second``."""
+        from disdf.weights._pair_kernels import pairs_of_uniforms
+
         first, second = np.empty(u_first.shape[0], np.intp), np.empty(u_first.shape[0], np.intp)
         pairs_of_uniforms(*self._tables(), u_first, u_second, first, second)
         return first, second
@@ -142,6 +140,8 @@ class PairSampler:
 
     def q_rows(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """Q_ij (Manhattan distances per tree) of the given pairs only, shape (len(first), T)."""
+        from disdf.weights._pair_kernels import manhattan_rows_of_pure
+
         return manhattan_rows_of_pure(self.tree_probabilities, self._pure, first, second)
 
 
@@ -158,6 +158,8 @@ def sampled_hinge(
     h_B = -2 (P / B) sum_b max(0, tau - <Q_b, w>) Q_b and (P / B) sum_b max(0, tau - <Q_b, w>)^2,
     each pair's terms times c_b = s_i s_j with example weights s (``example_weight``; None: 1).
     """
+    from disdf.weights._pair_kernels import sampled_hinge_sums
+
     first, second = sampler.sample(batch_size, rng)
     pull = np.empty(w.shape[0])
     weights = _example_weights(example_weight, sampler.n_examples)
@@ -236,6 +238,8 @@ def stochastic_frank_wolfe(
     max_iter : iterations K.
     w0 : start; default the closed-form minimiser of the quadratic term.
     """
+    from disdf.weights._pair_kernels import stochastic_iterations
+
     start = time.perf_counter()
     if batch_size < 1 or max_iter < 1:
         raise ValueError(f"batch_size and max_iter must be >= 1; got {batch_size}, {max_iter}")

@@ -5,6 +5,7 @@
 A fresh virtual environment (``--venv``, made anew unless ``--reuse``) gets this checkout installed
 as a user would (``pip install .``); then, each in a process of its own:
 
+* ``import``: importing the estimators only (``peak_mib``: its resident memory);
 * ``cold``: the probe with numba's cache in an empty folder (``NUMBA_CACHE_DIR``): what the first
   fit costs when nothing was compiled, as before :func:`disdf.warm_up` existed;
 * ``warm_up``: ``python -c "import disdf; disdf.warm_up()"`` (what ``make install`` runs);
@@ -12,7 +13,8 @@ as a user would (``pip install .``); then, each in a process of its own:
 * ``second_process``: the probe once more.
 
 The probe imports disdf and fits ``CascadeForestClassifier()`` and ``DisDFClassifier()`` (defaults:
-T = 100) on 100 random rows of 10 features. CPU is the child's user + system time.
+T = 100) on 100 random rows of 10 features. CPU is the child's user + system time, ``peak_mib``
+its peak resident memory (``ru_maxrss``), each from the child's own resource usage.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 import argparse
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import tempfile
@@ -42,16 +43,20 @@ PROBE = (
     "DisDFClassifier(random_state=0).fit(X, y)\n"
 )
 WARM_UP = "import disdf; disdf.warm_up()"
+#: What importing the estimators costs (numba loads at the first fit, not here).
+IMPORT = "import disdf; from disdf import CascadeForestClassifier, DisDFClassifier"
 
 
-def timed_child(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def timed_child(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(CPU seconds, wall seconds, peak resident MiB) of one child process (its own rusage)."""
     start = time.perf_counter()
-    subprocess.run(command, env=env, check=True, cwd=tempfile.gettempdir())
+    child = subprocess.Popen(command, env=env, cwd=tempfile.gettempdir())
+    _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, command)
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
 
 
 def fresh_environment(folder: Path, reuse: bool) -> Path:
@@ -77,15 +82,17 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="numba_cache_") as empty:
         stages = [
+            ("import", IMPORT, base),
             ("cold", PROBE, {**base, "NUMBA_CACHE_DIR": empty}),
             ("warm_up", WARM_UP, base),
             ("first_fit", PROBE, base),
             ("second_process", PROBE, base),
         ]
         for stage, code, env in stages:
-            cpu, wall = timed_child([python, "-c", code], env)
-            rows.append({"stage": stage, "cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2)})
-            print(f"{stage}: {cpu:.1f} CPU-s, {wall:.1f} s wall", flush=True)
+            cpu, wall, peak = timed_child([python, "-c", code], env)
+            measured = {"cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2), "peak_mib": round(peak)}
+            rows.append({"stage": stage, **measured})
+            print(f"{stage}: {cpu:.1f} CPU-s, {wall:.1f} s wall, {peak:.0f} MiB", flush=True)
     for row in rows:
         row.update({"n_rows": 100, "python": platform.python_version(), "machine": platform.machine()})
     write_csv(bench_output(args, "first_fit"), rows)

@@ -214,6 +214,23 @@ def test_the_library_works_without_the_experiment_stack():
     assert result.stdout.strip() == "True", result.stderr
 
 
+def test_importing_the_api_leaves_numba_unloaded():
+    """numba (about 50 MiB resident) loads at the first fit or prediction, not with the estimators'
+    import: ``import disdf`` stays near scikit-learn's own footprint (results/bench/first_fit.csv)."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, disdf\n"
+        "from disdf import *\n"
+        "import disdf.weights, disdf.metric, disdf.scanning\n"
+        "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('numba.'))[:3])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
 #: Decorators that make a function compiled code (numba), whose machine code a cached caller embeds.
 COMPILED = {"njit", "jit", "intrinsic", "overload", "generated_jit", "vectorize", "guvectorize", "cfunc"}
 

@@ -5,7 +5,8 @@ import pytest
 import scipy.linalg
 
 from disdf.weights import PairStatistics, WeightProblem, WeightSolverError, solve_weights
-from disdf.weights._frank_wolfe import exact_line_search, project_to_simplex, support_newton_target
+from disdf.weights._frank_wolfe import support_newton_target
+from disdf.weights._frank_wolfe_kernels import exact_line_search, project_to_simplex
 from disdf.weights._synthetic import random_pair_statistics
 
 # (n examples, T trees, C classes, lambda, tau, tree accuracy)

@@ -6,7 +6,9 @@ a handful of flat arrays (see :mod:`disdf.forests._compiled.kernels`, which grow
 them; :mod:`disdf.forests._compiled.prediction_kernels` reads them), with no Python
 object per tree. It implements the interface the cascade needs from a
 fold model (``probabilities``, ``weighted_probabilities``, ``first``), like
-:class:`disdf.forests._tree_leaves.SklearnFoldModel` does for scikit-learn forests.
+:class:`disdf.forests._tree_leaves.SklearnFoldModel` does for scikit-learn forests. The compiled
+modules are imported inside the methods that call them, so numba (about 50 MiB) loads at the first
+fit or prediction, not with ``import disdf``.
 """
 
 from __future__ import annotations
@@ -19,12 +21,9 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_array
 
-import disdf.forests._compiled.kernels as kernels
-import disdf.forests._compiled.prediction_kernels as prediction_kernels
 from disdf._utils.parameters import MaxFeatures
 from disdf._utils.persistence import CorruptedModelError, arrays_digest
 from disdf.forests._compiled.leaf_memo import LeafMemo
-from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
 from disdf.forests._importances import TreeImportances
 from disdf.forests._tree_leaves import TreeLeaves, leaf_rows
 
@@ -161,6 +160,8 @@ class FastForest:
                 f"got shape {Xt.shape}"
             )
         p = self.params
+        from disdf.forests._compiled import kernels
+
         self.roots, feature, threshold, left, right, self.leaf_values, importances = kernels.grow_forest(
             Xt,
             y_code,
@@ -198,6 +199,8 @@ class FastForest:
         rows of their class (:func:`~disdf.forests._compiled.kernels.grow_forest`): on 40,000
         MNIST images a completely-random tree has 22,000 leaves, 80 bytes each as rows of their own.
         """
+        from disdf.forests._compiled.node_layout import float32_floor, local_child_codes
+
         self.roots, self.left, self.right = local_child_codes(self.roots, left, right, len(self.leaf_values))
         self.child_codes = ROOT_RELATIVE
         self.feature = feature.astype(np.int16 if self.n_features_in_ <= 2**15 else np.int32)
@@ -228,6 +231,8 @@ class FastForest:
         """Examples routed through one tree before the next (:func:`prediction_kernels.routing_block`;
         the same results for any block). A ``first(T)`` forest shares its parent's nodes, so it
         reckons its trees larger than they are: a larger block, no other change."""
+        from disdf.forests._compiled import prediction_kernels
+
         return prediction_kernels.routing_block(
             X, len(self.roots), self.feature, self.threshold, self.left, self.right
         )
@@ -247,12 +252,16 @@ class FastForest:
         Pure leaves of one class share a row, so a row is not one leaf.
         """
         X = _as_input(X)
+        from disdf.forests._compiled import prediction_kernels
+
         return prediction_kernels.apply_forest(X, *self._arrays(), self._routing_block(X))
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
         X = _as_input(X)
         block = self._routing_block(X)
+        from disdf.forests._compiled import prediction_kernels
+
         return prediction_kernels.tree_probabilities(X, *self._arrays(), self.leaf_values, block)
 
     def tree_leaves(self, X: np.ndarray, rows: np.ndarray | None = None) -> TreeLeaves:
@@ -262,12 +271,16 @@ class FastForest:
         if rows is None or len(self.leaf_values) >= 2**31 - 1:
             return TreeLeaves(leaf_rows(self.apply(X if rows is None else X[rows])), self.leaf_values)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
+        from disdf.forests._compiled import prediction_kernels
+
         leaves = prediction_kernels.apply_rows(X, rows, *self._arrays(), self._routing_block(X))
         return TreeLeaves(leaves, self.leaf_values)
 
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
         w = np.ascontiguousarray(w, dtype=np.float64)
+        from disdf.forests._compiled import prediction_kernels
+
         X = _as_input(X)
         if self.leaf_memo is not None and self.leaf_memo.fits(X):
             leaves = self.leaf_memo.leaves(X, self.feature, self.threshold, self.left, self.right)
@@ -316,6 +329,8 @@ def _bin_sample(params: FastForestParams, n_rows: int, seed: int) -> np.ndarray:
     of them drawn without replacement from the forest's seed); empty: all of them (also when the
     forest bins nothing, on 256 examples or fewer, or the sample would hold them all)."""
     size = params.bin_subsample
+    from disdf.forests._compiled import kernels
+
     if params.max_bins == 0 or size is None or size >= n_rows or n_rows <= kernels._MAX_CODES:
         return np.empty(0, dtype=np.bool_)
     chosen = np.random.default_rng([seed, _BIN_SAMPLE_STREAM]).choice(n_rows, size, replace=False)

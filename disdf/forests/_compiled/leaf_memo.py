@@ -16,8 +16,6 @@ import threading
 
 import numpy as np
 
-import disdf.forests._compiled.prediction_kernels as prediction_kernels
-
 #: Largest memo, in bytes of leaf rows (int32, examples x trees); larger inputs are routed as
 #: without a memo, so a big prediction costs no more memory than before.
 MAX_MEMO_BYTES = 64 * 2**20
@@ -48,6 +46,8 @@ class LeafMemo:
         with self._lock:
             if key != self._key:
                 nodes = (feature, threshold, left, right)
+                from disdf.forests._compiled import prediction_kernels
+
                 block = prediction_kernels.routing_block(X, len(self.roots), *nodes)
                 rows = prediction_kernels.apply_forest(X, self.roots, *nodes, block)
                 self._key, self._leaves = key, rows.astype(np.int32)
