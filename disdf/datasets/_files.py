@@ -113,9 +113,23 @@ DEFAULT_DATA_DIR = Path.home() / ".cache" / "disdf"
 
 
 def data_dir(path: str | os.PathLike | None = None) -> Path:
-    """The data directory: ``path``, else ``$DISDF_DATA_DIR``, else ``~/.cache/disdf``."""
+    """The data directory: ``path``, else ``$DISDF_DATA_DIR``, else ``~/.cache/disdf``; refused, naming
+    where it came from, when it is an existing file rather than a folder."""
     chosen = path if path is not None else os.environ.get(DATA_DIR_ENV)
-    return Path(chosen) if chosen else DEFAULT_DATA_DIR
+    folder = Path(chosen) if chosen else DEFAULT_DATA_DIR
+    if folder.exists() and not folder.is_dir():
+        given = (
+            "the data folder given"
+            if path is not None
+            else DATA_DIR_ENV
+            if chosen
+            else "the default data folder"
+        )
+        raise DataFileError(
+            f"{given} is {folder}, which is a file, not a folder: set it to the folder that holds "
+            "the data files"
+        )
+    return folder
 
 
 def md5sum(path: Path) -> str:

@@ -236,3 +236,13 @@ def test_an_idx_file_that_is_not_gzip_is_refused(tmp_path):
     path.write_bytes(b"not gzip at all")
     with pytest.raises(DataFileError, match=r"t10k-labels-idx1-ubyte\.gz is not a readable gzip file"):
         read_idx(path, MNIST_SHAPES[path.name])
+
+
+@pytest.mark.parametrize("through", ["argument", "environment"])
+def test_a_data_folder_that_is_a_file_is_named_as_such(tmp_path, monkeypatch, through):
+    not_a_folder = tmp_path / "data.csv"
+    not_a_folder.write_text("x\n")
+    monkeypatch.setenv("DISDF_DATA_DIR", str(not_a_folder))
+    given = {"argument": "the data folder given", "environment": "DISDF_DATA_DIR"}[through]
+    with pytest.raises(DataFileError, match=f"{given} is .*data.csv, which is a file, not a folder"):
+        load_dataset("ecoli", not_a_folder if through == "argument" else None)
