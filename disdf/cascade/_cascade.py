@@ -139,7 +139,8 @@ class CascadeForestClassifier(
         ``HistGradientBoostingClassifier()``: a clone is fitted on the raw features beside the last
         kept level's class vectors (the out-of-fold ones, from fold models that never saw the
         example), and ``predict``/``predict_proba`` are its. None: the paper's average of the last
-        level's class vectors. ``transform`` gives the class vectors either way.
+        level's class vectors. ``transform`` gives the class vectors either way. A ``random_state``
+        of the predictor left at None is seeded from ``random_state``.
     fitted_levels_dir : str or path, default=None
         The folder under which ``keep_fitted_levels="disk"`` writes (required there): each fit
         writes into a fresh subfolder of its own (``fitted_levels_path_``), so models, clones and
@@ -421,7 +422,7 @@ class CascadeForestClassifier(
         self.n_levels_ = n_keep
         self.level_scores_ = scores
         self.weights_ = [level.weights for level in self.levels_]
-        self.predictor_ = fit_predictor(self.predictor, X, self._training_vectors, y_code, sample_weight)
+        self.predictor_ = fit_predictor(self.predictor, X, self._training_vectors, y_code, sample_weight, rng)
         # this fit's folder becomes the estimator's, the previous fit's goes (disdf.cascade._fitted_levels)
         self._fit_folder = FitFolder.replace(getattr(self, "_fit_folder", None), self, folder, n_keep)
         self.fitted_levels_path_ = folder

@@ -63,13 +63,29 @@ def fit_predictor(
     vectors: np.ndarray,
     y_code: np.ndarray,
     sample_weight: np.ndarray | None = None,
+    random_state: np.random.RandomState | None = None,
 ) -> Any:
     """A clone of ``predictor`` fitted on the training examples' raw features and out-of-fold class
     vectors (each from fold models that never saw the example), on the class codes, with the
-    examples' weights when the fit has them; None for None."""
+    examples' weights when the fit has them; None for None.
+
+    Every ``random_state`` parameter of the clone left at None (its own or a nested estimator's)
+    gets a seed drawn from ``random_state``, the cascade's stream, so that a seeded cascade fits
+    the same predictor every time; seeds the user set stay as they are.
+    """
     if predictor is None:
         return None
     fitted = clone(predictor)
+    if random_state is not None:
+        unseeded = [
+            name
+            for name, value in sorted(fitted.get_params(deep=True).items())
+            if (name == "random_state" or name.endswith("__random_state")) and value is None
+        ]
+        if unseeded:
+            fitted.set_params(
+                **{name: int(random_state.randint(np.iinfo(np.int32).max)) for name in unseeded}
+            )
     if sample_weight is None:
         return fitted.fit(predictor_input(X, vectors), y_code)
     return fitted.fit(predictor_input(X, vectors), y_code, sample_weight=sample_weight)

@@ -50,3 +50,23 @@ def test_a_predictor_is_searched_like_any_nested_estimator():
 def test_a_predictor_that_is_no_classifier_is_refused_before_any_work():
     with pytest.raises(InvalidParameterError, match="predictor must be None or a scikit-learn classifier"):
         CascadeForestClassifier(predictor="gbdt").fit(X, y)
+
+
+def test_an_unseeded_predictor_is_seeded_from_the_cascade():
+    from sklearn.ensemble import ExtraTreesClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    top = make_pipeline(StandardScaler(), ExtraTreesClassifier(n_estimators=5, max_features=1))
+    settings = {"n_trees": 5, "max_levels": 1, "predictor": top}
+    first, second, other = (CascadeForestClassifier(**settings, random_state=s).fit(X, y) for s in (0, 0, 1))
+    seed = first.predictor_.get_params()["extratreesclassifier__random_state"]
+    assert isinstance(seed, int)
+    assert seed == second.predictor_.get_params()["extratreesclassifier__random_state"]
+    assert seed != other.predictor_.get_params()["extratreesclassifier__random_state"]
+    np.testing.assert_array_equal(first.predict_proba(X), second.predict_proba(X))
+    assert top.get_params()["extratreesclassifier__random_state"] is None  # the user's object untouched
+    mine = CascadeForestClassifier(
+        n_trees=5, max_levels=1, random_state=0, predictor=ExtraTreesClassifier(random_state=7)
+    )
+    assert mine.fit(X, y).predictor_.random_state == 7  # a seed the user set stays
