@@ -273,6 +273,7 @@ def write_report(plan: RunPlan, names: list[str] | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from experiments.running.command_line import check_command_line
     from experiments.running.composition import compose_config
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -282,6 +283,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     os.chdir(ROOT)  # output folders are relative to the checkout, as under `make`
     try:
+        check_command_line(args.overrides)  # the runner's one-line refusal of a bad override
         plan = plan_run(compose_config(*(args.overrides or ["experiment=paper"])))
         run_interruptible(lambda: write_report(plan, args.section), "REPORT.md")
     except (ValueError, FolderInUseError) as error:

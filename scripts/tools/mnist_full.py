@@ -21,6 +21,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from experiments.drivers.full_mnist import run_full_mnist, run_output_dir
+from experiments.running.command_line import refuse_bad_command_line
 from experiments.running.composition import CONFIG_PATH
 
 
@@ -31,4 +32,5 @@ def main(cfg: DictConfig) -> None:
 
 
 if __name__ == "__main__":
+    refuse_bad_command_line()  # a bad override: one line, exit 2, before Hydra starts
     main()

@@ -283,6 +283,40 @@ def test_the_command_line_reports_a_bad_command_in_one_line(tmp_path, data_dir, 
     assert not (tmp_path / "results" / "smoke" / "raw").exists()
 
 
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["experiment=nosuch"], r"Could not find 'experiment/nosuch'"),
+        (
+            ["experiment=smoke", "model.lamda=1"],
+            r"Unknown config key model\.lamda \(did you mean model\.lambda_",
+        ),
+        (
+            ["experiment=smoke", "protocol.repetitions=abc"],
+            r"Error merging override protocol\.repetitions=abc",
+        ),
+    ],
+)
+def test_make_tables_refuses_a_bad_override_in_one_line(tmp_path, overrides, message):
+    """`make tables` (experiments.reporting.report) refuses as the runner does: exit 2, one line."""
+    import subprocess
+    import sys
+
+    command = [
+        sys.executable,
+        "-m",
+        "experiments.reporting.report",
+        *overrides,
+        f"runtime.output_dir={tmp_path}",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True)
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert len(output.strip().splitlines()) == 1 and "Traceback" not in output, output
+    assert re.search(message, output), output
+    assert list(tmp_path.iterdir()) == []
+
+
 # (what is in the file after two valid records, the warning): each bad line is dropped, named by line.
 BAD_RECORD_LINES = [
     ("duplicated line", json.dumps(a_record()), r"ecoli\.jsonl: dropping 1 duplicate record\(s\) \(line 3\)"),
