@@ -58,6 +58,13 @@ def first_job_overrides(overrides: Sequence[str]) -> list[str]:
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
     except Exception as error:  # Hydra's grammar errors carry the offending text
+        unquoted = [item for item in overrides if not item.isascii() and "'" not in item and '"' not in item]
+        if unquoted:
+            key, _, value = unquoted[0].partition("=")
+            raise BadCommandLineError(
+                f"cannot parse the override {unquoted[0]}: Hydra's override grammar takes characters "
+                f"beyond ASCII only inside quotes; write {key}='{value}' (in a shell: \"{key}='{value}'\")"
+            ) from error
         raise BadCommandLineError(f"cannot parse the overrides: {error}") from error
     first = []
     for override in parsed:

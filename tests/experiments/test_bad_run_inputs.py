@@ -256,6 +256,11 @@ def test_a_split_torn_mid_write_is_cut_whole(tmp_path):
 COMMAND_LINE_CASES = [
     ("unknown key", lambda tmp_path, data_dir: ["+model.lamda_=1"], r"model\.lamda_; the keys of model"),
     (
+        "unquoted non-ASCII folder",
+        lambda tmp_path, data_dir: [f"runtime.output_dir={tmp_path}/résultats"],
+        r"beyond ASCII only inside quotes; write runtime\.output_dir='.*/résultats'",
+    ),
+    (
         "altered data file",
         lambda tmp_path, data_dir: [f"data.dir={copy_of_data(data_dir, tmp_path, alter)}"],
         r"DataFileError: .*ecoli\.csv is altered or truncated",
@@ -281,6 +286,12 @@ def test_the_command_line_reports_a_bad_command_in_one_line(tmp_path, data_dir, 
     assert "Nothing was run." in output and "Traceback" not in output, output
     assert len(re.findall(message, output)) >= 1, output
     assert not (tmp_path / "results" / "smoke" / "raw").exists()
+
+
+def test_a_quoted_non_ascii_output_folder_is_taken_as_written(tmp_path):
+    folder = tmp_path / "résultats"
+    composed = compose_config("experiment=smoke", f"runtime.output_dir='{folder}'")
+    assert composed.runtime.output_dir == str(folder)
 
 
 @pytest.mark.parametrize(
