@@ -8,6 +8,7 @@ are the same whatever the backend, n_jobs or interruptions.
 from __future__ import annotations
 
 import logging
+import os
 import platform
 import time
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from experiments.safety.durable import append_json_lines, check_free_space, read
 from experiments.safety.folder_lock import exclusive_folder
 from experiments.safety.guards import claim_sweep_folder
 from experiments.safety.interrupts import caused_by_interrupt, stop_requested, stop_signals_interrupt
+from experiments.safety.orphans import exit_with_runner
 from experiments.safety.provenance import code_commit, library_versions
 
 # Under Hydra this goes to the console and to <hydra run dir>/run.log.
@@ -109,10 +111,13 @@ def run_missing(
     )
     context = {"config_hash": plan.config_hash, "version": disdf.__version__}
 
+    runner_pid = os.getpid()
+
     def job(units: list[Unit]):
         seed = plan.protocol.split_seed(units[0])
         split = plan.protocol.split(pools[units[0].dataset], units[0], seed)
-        return delayed(run_split)(
+        return delayed(run_split_in_worker)(
+            runner_pid,
             units,
             split,
             dict(plan.specs),
@@ -150,6 +155,12 @@ def run_missing(
         log.warning(f"Interrupted: {completed} units of this run are saved; run the same command to resume.")
         return completed, True, workers
     return completed, False, workers
+
+
+def run_split_in_worker(runner_pid: int, *args):
+    """:func:`~experiments.running.unit.run_split` in a worker that ends when the runner does."""
+    exit_with_runner(runner_pid)
+    return run_split(*args)
 
 
 def say_solver_failures(records: list[dict]) -> None:

@@ -229,3 +229,62 @@ def test_sigterm_during_the_first_numba_compilation_exits_130_with_a_message(tmp
     assert process.returncode == 130, output
     assert "Interrupted" in output or "Stopping (SIGTERM" in output, output
     assert "Traceback" not in output, output
+
+
+def children_of(pid: int) -> set[int]:
+    """The live processes whose parent is ``pid`` (Linux's /proc)."""
+    from pathlib import Path
+
+    children = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            children.add(int(stat.parent.name))
+    return children
+
+
+def test_the_workers_of_a_sigkilled_runner_exit_within_10_seconds(tmp_path, data_dir):
+    """loky keeps idle workers for 300 s and did not notice a killed runner (2 x 340 MB for minutes)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads the process table from /proc")
+    output = tmp_path / "out"
+    command = [sys.executable, "-m", "experiments.run", *sweep(data_dir, 2), f"runtime.output_dir={output}"]
+    runner = subprocess.Popen(
+        [*command, "runtime.progress=false"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not any((output / "raw").glob("*.jsonl")) and time.monotonic() < deadline:
+            time.sleep(0.2)  # a split recorded: the workers exist and have run a job
+        workers = children_of(runner.pid)
+        assert workers, "the runner started no worker process"
+    finally:
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+    deadline = time.monotonic() + 10
+    alive = workers
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = {pid for pid in alive if Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)}
+    for pid in alive:  # do not leave them behind whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"{len(alive)} of {len(workers)} workers outlived the killed runner by 10 s"
+
+
+def _state(pid: int) -> str:
+    from pathlib import Path
+
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
