@@ -11,17 +11,25 @@ M forests of T trees and K folds:
 * the input: X and the level input (float32, the last level's width);
 * growing: the fold models grown at once (one per job; fold-major, :mod:`disdf.cascade._level_growth`),
   each fold's training rows feature-major once, shared by its forests (float32 from
-  :data:`~disdf.forests._compiled.forest.FLOAT32_GROWTH_VALUES` values on, else float64), and per
-  best-split forest its presorted order (int32) and value codes (uint8);
+  :data:`~disdf.forests._compiled.forest.FLOAT32_GROWTH_VALUES` values on, else float64), per
+  best-split forest its presorted order (int32) and value codes (uint8), and per job the nodes of
+  the forest it grows before they are compacted (:func:`growth_bytes_per_node`);
 * the held-out leaf rows of a level, ``(n, T)`` int32 per forest
   (:class:`~disdf.forests._tree_leaves.TreeLeaves`), and for DisDF with an exact weight
   solver the rows Q_ij (length T, float64) of every fold model's different-class pairs, eq. (72),
   all held while the level's weights are solved (until 2026-11-28 the estimate counted one fold
   model's, 1/12 of the peak with the default 4 forests and 3 folds);
-* the trees: :data:`NODE_BYTES` per node, a fully grown tree on m training examples
-  taking :data:`NODES_PER_EXAMPLE` m nodes (measured on MNIST, 40,000 images:
-  completely-random trees 0.55 m, random forests on bootstraps 0.09 m), for every level
-  the cascade may keep (``max_levels``), or one with ``keep_fitted_levels="disk"``.
+* the trees: :data:`NODE_BYTES` per node, a fully grown tree on m training examples (at most
+  ``max_tree_samples``) taking :data:`NODES_PER_EXAMPLE` m nodes (measured on MNIST, 40,000 images:
+  completely-random trees 0.55 m, random forests on bootstraps 0.09 m) in the first level and
+  :data:`LATER_LEVEL_NODES` of that in each later one, for every level the cascade may keep
+  (``max_levels``), or one with ``keep_fitted_levels="disk"``.
+
+The job's growing nodes and the later levels' share were added on 2026-11-28, after the memory grid
+(``results/bench/memory_estimate.csv``) showed the estimate 1.30-1.43 times the peak with one job at
+60,000 rows and 0.69 in disk mode; ``max_tree_samples`` was read from then on too, after the
+scale benchmark's capped fits showed it ignored (``results/bench/memory_estimate_holdout.csv``
+tests the revised model on those fits). The rows of both files name the model that estimated them.
 
 The available memory is the system's (``MemAvailable``) unless the environment
 variable :data:`LIMIT_VARIABLE` sets it (bytes, or with a K, M or G suffix).
@@ -47,6 +55,18 @@ PROCESS_BYTES = int(0.3 * 2**30)
 NODE_BYTES = 10
 #: Nodes of a fully grown tree per training example of its fold model, by forest kind (MNIST).
 NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09, "extra_trees": 0.55}
+#: A level after the first holds this share of the first level's nodes: its input carries the class
+#: vectors, so its trees separate the classes sooner (measured on the memory grid's data at 20,000
+#: rows: 0.36-0.45 for completely-random trees, 0.43-0.50 for random forests; 0.5 rounds up).
+LATER_LEVEL_NODES = 0.5
+
+
+def growth_bytes_per_node(n_classes: int) -> int:
+    """Bytes per node of a forest while it grows: its growing arrays (feature int32, threshold float64,
+    two int64 children, a float64 class row per leaf, about half the nodes) and their trimmed copies."""
+    return 2 * (28 + 4 * n_classes)
+
+
 #: The environment variable that sets the memory a fit may take, instead of the system's.
 LIMIT_VARIABLE = "DISDF_MEMORY_LIMIT"
 GIB = 2**30
@@ -99,6 +119,7 @@ class FitShape:
     n_jobs: int
     augmentation: str = "cumulative"
     max_depth: int | None = None
+    max_tree_samples: int | None = None  # each tree grows on at most this many examples
 
 
 def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> int:
@@ -140,14 +161,21 @@ def fit_memory(
     n_train = s.n_samples - s.n_samples // s.n_folds
     value_bytes = 4 if n_train * width >= FLOAT32_GROWTH_VALUES else 8
     tasks = max(1, min(s.n_jobs, n_forests * s.n_folds))
-    level_nodes = s.n_folds * s.n_trees * sum(nodes_per_tree(kind, n_train, s.max_depth) for kind in s.kinds)
+    tree_rows = n_train if s.max_tree_samples is None else min(n_train, s.max_tree_samples)
+    tree_nodes = {kind: nodes_per_tree(kind, tree_rows, s.max_depth) for kind in s.kinds}
+    level_nodes = s.n_folds * s.n_trees * sum(tree_nodes[kind] for kind in s.kinds)
+    levels = s.max_levels if kept_levels is None else kept_levels
+    # each task grows one fold model's forest at a time: the largest kind's nodes, as they grow
+    growing_nodes = tasks * s.n_trees * max(tree_nodes.values()) * growth_bytes_per_node(s.n_classes)
     return FitMemory(
         process=PROCESS_BYTES,
         inputs=4 * s.n_samples * (s.n_features + width),
-        growing=n_train * width * growth_bytes_per_value(s.kinds, s.n_folds, tasks, value_bytes),
+        growing=int(
+            n_train * width * growth_bytes_per_value(s.kinds, s.n_folds, tasks, value_bytes) + growing_nodes
+        ),
         held_out_leaves=4 * n_forests * s.n_samples * s.n_trees,
         pair_rows=8 * pair_rows * s.n_trees,
-        trees=int(NODE_BYTES * level_nodes * (s.max_levels if kept_levels is None else kept_levels)),
+        trees=int(NODE_BYTES * level_nodes * (1 + LATER_LEVEL_NODES * (levels - 1))),
         solver_workspace=solver_workspace,
     )
 
@@ -219,7 +247,7 @@ def estimator_fit_shape(estimator: Any, class_counts: np.ndarray, n_features: in
     kinds = tuple(kind for kind, _ in parse_forest_specs(e.forests, e.engine))
     return FitShape(
         int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
-        effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth,
+        effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth, getattr(e, "max_tree_samples", None),
     )  # fmt: skip
 
 

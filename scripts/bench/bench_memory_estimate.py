@@ -21,6 +21,10 @@ compared with two estimates of the same model (:func:`disdf.cascade._fit_memory.
   ones after them), which a fit cannot know before it starts: how right the model of memory is.
 
 ``ratio`` columns are estimate / peak; the goal is 0.7-1.3 for the estimate at depth.
+``estimate_commit``: the commit whose model gave the estimates. ``--re-estimate`` fits nothing: it
+recomputes the estimates of the file's rows with this checkout's model, beside the peaks as they were
+measured (``date`` and ``commit``: the measurement's), so that a change of the model is judged on
+the same fits.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's disdf, experiments, scripts
 
 import argparse
+import functools
 import shutil
 import tempfile
 import time
@@ -41,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from disdf._utils.progress import peak_memory_gib
-from scripts.bench_output import add_record_flag, bench_output, write_csv
+from scripts.bench_output import add_record_flag, bench_output, measurement_stamp, write_csv
 
 SIZES = (1_000, 5_000, 20_000, 60_000)
 OTHER_SOLVERS = ("frank_wolfe", "qp", "uniform", "stochastic_frank_wolfe")
@@ -96,11 +101,44 @@ def estimator(row: dict, folder: str | None):
     return DisDFClassifier(**params, solver=row["solver"], max_pairs=max_pairs)
 
 
+@functools.cache
+def commit_of_checkout() -> str:
+    """The commit whose model of memory gave a row's estimates (``estimate_commit``)."""
+    return measurement_stamp()["commit"]
+
+
+def estimates(row: dict, model, y: np.ndarray, n_features: int, grown: int) -> dict:
+    """The check's estimate before the fit and at the depth grown, by the current model of memory."""
+    from disdf.cascade._fit_memory import estimator_fit_memory
+
+    counts = np.bincount(y)
+    before = estimator_fit_memory(model, counts, n_features)
+    at_depth = estimator_fit_memory(model, counts, n_features, levels=grown)
+    return {
+        "estimate_gib": before.total / GIB,
+        "estimate_at_depth_gib": at_depth.total / GIB,
+        "estimate_parts": at_depth.describe(),
+    }
+
+
+def re_estimated(row: dict) -> dict:
+    """A measured row with its estimates from the current model (the peak as it was measured)."""
+    _, y = data(int(row["n_train"]))
+    settings = {**row, "n_jobs": int(row["n_jobs"])}
+    fresh = estimates(settings, estimator(settings, None), y, 20, int(row["levels_grown"]))
+    peak = float(row["peak_gib"])
+    return {
+        **row,
+        **fresh,
+        "ratio": fresh["estimate_gib"] / peak,
+        "ratio_at_depth": fresh["estimate_at_depth_gib"] / peak,
+        "estimate_commit": commit_of_checkout(),
+    }
+
+
 def measure(row: dict) -> dict:
     """One fit in this (fresh) process: its peak beside the two estimates."""
     from sklearn.base import clone
-
-    from disdf.cascade._fit_memory import estimator_fit_memory
 
     X, y = data(row["n_train"])
     SCRATCH.mkdir(parents=True, exist_ok=True)
@@ -112,8 +150,6 @@ def measure(row: dict) -> dict:
         if row["keep_fitted_levels"] == "disk":  # its own folder: the timed fit's stays empty
             warm_model.set_params(fitted_levels_dir=tempfile.mkdtemp(dir=SCRATCH))
         warm_model.fit(X[warm], y[warm])
-        counts = np.bincount(y)
-        before = estimator_fit_memory(model, counts, X.shape[1])
         start = time.perf_counter()
         model.fit(X, y)
         seconds = time.perf_counter() - start
@@ -121,17 +157,18 @@ def measure(row: dict) -> dict:
     finally:
         shutil.rmtree(SCRATCH, ignore_errors=True)
     grown = min(model.max_levels, model.n_levels_ + model.patience)
-    at_depth = estimator_fit_memory(model, counts, X.shape[1], levels=grown)
+    fresh = estimates(row, model, y, X.shape[1], grown)
     return {
         **row,
-        "estimate_gib": before.total / GIB,
-        "estimate_at_depth_gib": at_depth.total / GIB,
+        "estimate_gib": fresh["estimate_gib"],
+        "estimate_at_depth_gib": fresh["estimate_at_depth_gib"],
         "peak_gib": peak,
-        "ratio": before.total / GIB / peak,
-        "ratio_at_depth": at_depth.total / GIB / peak,
+        "ratio": fresh["estimate_gib"] / peak,
+        "ratio_at_depth": fresh["estimate_at_depth_gib"] / peak,
         "levels_grown": grown,
         "minutes": round(seconds / 60, 1),  # for planning a rerun, not a timing (other jobs may run)
-        "estimate_parts": at_depth.describe(),
+        "estimate_parts": fresh["estimate_parts"],
+        "estimate_commit": commit_of_checkout(),
     }
 
 
@@ -143,9 +180,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     parser.add_argument("--resume", action="store_true", help="keep the rows the output file has")
+    parser.add_argument(
+        "--re-estimate", action="store_true",
+        help="no fits: the output file's measured rows with the current model's estimates",
+    )  # fmt: skip
     add_record_flag(parser)
     args = parser.parse_args()
     output = bench_output(args, "memory_estimate")
+    if args.re_estimate:
+        rows = pd.read_csv(output, dtype=str, keep_default_na=False).to_dict("records")
+        write_csv(output, [re_estimated(row) for row in rows], stamp={}, float_format="%.4g")
+        print(f"re-estimated {len(rows)} rows of {output}")
+        return
     done: set[tuple] = set()
     if args.resume and output.is_file():
         done = {key(row) for row in pd.read_csv(output, keep_default_na=False).to_dict("records")}
