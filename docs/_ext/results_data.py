@@ -214,6 +214,26 @@ def memory_estimate(argument: str, used) -> list[str]:
     return list_table(header, rows)
 
 
+@generator("memory-estimate-holdout")
+def memory_estimate_holdout(argument: str, used) -> list[str]:
+    """The revised model on fits it never saw: the scale benchmark's cascades, per problem, settings
+    and levels kept (results/bench/memory_estimate_holdout.csv)."""
+    groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
+    for r in read_csv(RESULTS / "bench" / "memory_estimate_holdout.csv", used):
+        groups.setdefault((r["problem"], r["method"], r["keep_fitted_levels"]), []).append(r)
+    rows = [
+        (
+            *setting,
+            span([int(r["n_train"]) for r in group], ","),
+            span([float(r["peak_gib"]) for r in group], ".2f"),
+            span([float(r["ratio_at_depth"]) for r in group], ".2f"),
+        )
+        for setting, group in groups.items()
+    ]
+    header = ("problem", "settings", "levels kept", "n", "peak (GiB)", "estimate / peak at the depth grown")
+    return list_table(header, rows)
+
+
 @generator("solvers")
 def solvers(argument: str, used) -> list[str]:
     """Each solver on the benchmark's problems: time, objective reached against qp's, status."""

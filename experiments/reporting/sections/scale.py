@@ -36,6 +36,8 @@ METHOD_NAMES = {
     "disdf": LABELS["disdf"],
     "gcforest_capped": f"{LABELS['gcforest']}, trees ≤ {TREE_SAMPLE_CAP // 1000}k rows",
     "disdf_capped": f"{LABELS['disdf']}, trees ≤ {TREE_SAMPLE_CAP // 1000}k rows",
+    "gcforest_default": f"{LABELS['gcforest']}, estimator defaults",
+    "disdf_default": f"{LABELS['disdf']}, estimator defaults",
     "df21": "DF21",
     "random_forest": "RandomForest",
     "extra_trees": "ExtraTrees",
@@ -89,7 +91,7 @@ def section_markdown(scale: pd.DataFrame, slopes: pd.DataFrame) -> str:
         "own growth, fits in the time left of one fit's cap and the run's budget. A cell reads fit "
         'seconds / peak GiB / test accuracy, and "levels on disk" where the cascade kept its levels on '
         "disk (`--keep-fitted-levels disk`: the same trees, one level's in memory); — is a size not run "
-        f"(the slopes table says why).{capped_note(scale)}",
+        f"(the slopes table says why).{capped_note(scale)}{defaults_note(scale)}",
         "",
         f"![Fit time and peak memory against n, log-log]({FIGURE})",
         "",
@@ -118,6 +120,17 @@ def capped_note(scale: pd.DataFrame) -> str:
         f" The capped cascades (dashed) grow every tree on at most {TREE_SAMPLE_CAP:,} of its fold's rows "
         f"(`max_tree_samples`, fixed before any capped fit): up to {UNCAPPED_UP_TO:,} rows their trees are "
         "the uncapped ones, so what the cap costs shows above."
+    )
+
+
+def defaults_note(scale: pd.DataFrame) -> str:
+    """What the default curves are (a sentence), where the scale CSV has any."""
+    if not scale["method"].str.endswith("_default").any():
+        return ""
+    return (
+        " The cascades with the estimators' own defaults (`make bench-scale-defaults`: T = 100, the "
+        '"fast" engine, DisDF\'s `frank_wolfe_away` on at most 5,000 drawn pairs per fold model) are '
+        "the fits a user meets without settings."
     )
 
 
@@ -243,6 +256,8 @@ METHOD_COLORS = {
     "disdf": "tab:red",
     "gcforest_capped": "tab:blue",
     "disdf_capped": "tab:red",
+    "gcforest_default": "tab:cyan",
+    "disdf_default": "tab:pink",
     "df21": "tab:green",
     "random_forest": "tab:purple",
     "extra_trees": "tab:orange",
