@@ -181,7 +181,7 @@ def frank_wolfe_away(
     adds them one per iteration (hundreds of iterations for T = 1000), a Newton
     step all at once. Else its trees are the support only.
     """
-    from disdf.weights import _frank_wolfe_kernels as kernels  # numba loads at the first solve
+    import disdf.weights._frank_wolfe_kernels as kernels  # numba loads at the first solve
 
     start = time.perf_counter()
     q = np.ascontiguousarray(problem.stats.q, dtype=np.float64)

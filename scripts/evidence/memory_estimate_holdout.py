@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 
 from scripts.bench.bench_scale import make_method, problem_data
-from scripts.bench_output import ROOT, add_record_flag, bench_output, measurement_stamp, write_csv
+from scripts.bench_output import RECORDED, add_record_flag, bench_output, measurement_stamp, write_csv
 
-SCALE = ROOT / "results" / "bench" / "scale.csv"
+SCALE = RECORDED / "scale.csv"  # the committed scale benchmark
 CASCADES = ("gcforest", "disdf", "gcforest_capped", "disdf_capped", "gcforest_default", "disdf_default")
 GIB = 2**30
 

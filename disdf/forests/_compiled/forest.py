@@ -160,7 +160,7 @@ class FastForest:
                 f"got shape {Xt.shape}"
             )
         p = self.params
-        from disdf.forests._compiled import kernels
+        import disdf.forests._compiled.kernels as kernels
 
         self.roots, feature, threshold, left, right, self.leaf_values, importances = kernels.grow_forest(
             Xt,
@@ -231,7 +231,7 @@ class FastForest:
         """Examples routed through one tree before the next (:func:`prediction_kernels.routing_block`;
         the same results for any block). A ``first(T)`` forest shares its parent's nodes, so it
         reckons its trees larger than they are: a larger block, no other change."""
-        from disdf.forests._compiled import prediction_kernels
+        import disdf.forests._compiled.prediction_kernels as prediction_kernels
 
         return prediction_kernels.routing_block(
             X, len(self.roots), self.feature, self.threshold, self.left, self.right
@@ -252,7 +252,7 @@ class FastForest:
         Pure leaves of one class share a row, so a row is not one leaf.
         """
         X = _as_input(X)
-        from disdf.forests._compiled import prediction_kernels
+        import disdf.forests._compiled.prediction_kernels as prediction_kernels
 
         return prediction_kernels.apply_forest(X, *self._arrays(), self._routing_block(X))
 
@@ -260,7 +260,7 @@ class FastForest:
         """Per-tree class probabilities of X, shape (n_examples, T, n_classes)."""
         X = _as_input(X)
         block = self._routing_block(X)
-        from disdf.forests._compiled import prediction_kernels
+        import disdf.forests._compiled.prediction_kernels as prediction_kernels
 
         return prediction_kernels.tree_probabilities(X, *self._arrays(), self.leaf_values, block)
 
@@ -271,7 +271,7 @@ class FastForest:
         if rows is None or len(self.leaf_values) >= 2**31 - 1:
             return TreeLeaves(leaf_rows(self.apply(X if rows is None else X[rows])), self.leaf_values)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
-        from disdf.forests._compiled import prediction_kernels
+        import disdf.forests._compiled.prediction_kernels as prediction_kernels
 
         leaves = prediction_kernels.apply_rows(X, rows, *self._arrays(), self._routing_block(X))
         return TreeLeaves(leaves, self.leaf_values)
@@ -279,7 +279,7 @@ class FastForest:
     def weighted_probabilities(self, X: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Class vector sum_t w_t p_i^(t) of eq. (41), shape (n_examples, n_classes)."""
         w = np.ascontiguousarray(w, dtype=np.float64)
-        from disdf.forests._compiled import prediction_kernels
+        import disdf.forests._compiled.prediction_kernels as prediction_kernels
 
         X = _as_input(X)
         if self.leaf_memo is not None and self.leaf_memo.fits(X):
@@ -329,7 +329,7 @@ def _bin_sample(params: FastForestParams, n_rows: int, seed: int) -> np.ndarray:
     of them drawn without replacement from the forest's seed); empty: all of them (also when the
     forest bins nothing, on 256 examples or fewer, or the sample would hold them all)."""
     size = params.bin_subsample
-    from disdf.forests._compiled import kernels
+    import disdf.forests._compiled.kernels as kernels
 
     if params.max_bins == 0 or size is None or size >= n_rows or n_rows <= kernels._MAX_CODES:
         return np.empty(0, dtype=np.bool_)

@@ -46,7 +46,7 @@ class LeafMemo:
         with self._lock:
             if key != self._key:
                 nodes = (feature, threshold, left, right)
-                from disdf.forests._compiled import prediction_kernels
+                import disdf.forests._compiled.prediction_kernels as prediction_kernels
 
                 block = prediction_kernels.routing_block(X, len(self.roots), *nodes)
                 rows = prediction_kernels.apply_forest(X, self.roots, *nodes, block)
