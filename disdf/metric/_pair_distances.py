@@ -35,6 +35,7 @@ class PairDistances:
 
     if TYPE_CHECKING:  # the host cascade's, for the type checker only (the mixin defines none of them)
         levels_: list[Any]  # CascadeLevel: the cascade is a floor above, not imported here
+        n_features_in_: int
 
         def _last_level_input(self, X) -> np.ndarray: ...
 
