@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -99,6 +99,13 @@ bench-df21: install
 	$(BIN)/python scripts/tools/mnist_full.py experiment=mnist_full full_mnist.n_train=$(DF21_N_TRAIN) runtime.output_dir=build/ours_vs_df21
 	cp build/ours_vs_df21/mnist_full.csv results/bench/ours_vs_df21_$(DF21_N_TRAIN).csv
 	$(BIN)/python -m experiments.reporting.report --section speed
+
+# Prediction time of both cascades (defaults, T = 100) beside DF21's on breast cancer, digits and the
+# 20,000-row trial, DF21 in DF21_VENV (make bench-df21 creates it): results/bench/predict_df21.csv.
+bench-predict-df21: install
+	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
+	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
+	$(BIN)/python scripts/bench/bench_predict_df21.py --df21-python $(DF21_VENV)/bin/python --record
 
 # Fit time and peak memory against n (MNIST subsets to 60,000; a HIGGS-shaped synthetic problem to
 # 10^6 rows), both methods beside scikit-learn's forests and DF21, each curve up to the size its predicted

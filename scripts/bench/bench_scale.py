@@ -164,10 +164,18 @@ def fit_once(
 
 def fit_df21(problem: str, n_train: int, n_jobs: int, data_dir, python: str) -> dict:
     """One DF21 fit and prediction in ``python``'s own process (bench_df21.py, native mode): its measures."""
+    measured = df21_on_arrays(problem_data(problem, n_train, data_dir), n_jobs, python)
+    measured.pop("predict_seconds", None)  # this benchmark's columns: fit time and memory
+    return measured
+
+
+def df21_on_arrays(arrays: tuple[np.ndarray, ...], n_jobs: int, python: str) -> dict:
+    """DF21 (native mode, T = 100) fitted on (X_train, y_train, X_test, y_test) in ``python``'s own
+    process through bench_df21.py ``--npz --json``: its measures."""
     with tempfile.TemporaryDirectory() as folder:
-        arrays = Path(folder) / f"{problem}_{n_train}.npz"
-        np.savez(arrays, **dict(zip(ARRAYS, problem_data(problem, n_train, data_dir), strict=True)))
-        command = [python, str(DF21_SCRIPT), "--npz", str(arrays), "--json", "--verbose", "0"]
+        path = Path(folder) / "arrays.npz"
+        np.savez(path, **dict(zip(ARRAYS, arrays, strict=True)))
+        command = [python, str(DF21_SCRIPT), "--npz", str(path), "--json", "--verbose", "0"]
         command += ["--mode", "native", "--n-trees", "100", "--n-jobs", str(n_jobs)]
         done = subprocess.run(command, capture_output=True, text=True)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
