@@ -190,20 +190,29 @@ def _write(folder: Path, name: str, rendered: Rendered) -> list[Path]:
 
 
 def _remove_others(folder: Path, rendered: Rendered) -> None:
-    """Files under ``rendered.replaces`` that this section does not write are another run's: they go,
-    said in the log, so they never sit beside the new ones unannounced."""
+    """Files under ``rendered.replaces`` that this section neither writes nor keeps were not made from
+    this folder's records of this config: they go, said in the log, so they never sit beside the new
+    ones unannounced. The kept ones (the same config's datasets this run did not cover) are said too."""
     for prefix in rendered.replaces:
         others = sorted(
             path
             for path in (folder / prefix).glob("[!.]*")
             if path.is_file() and path.relative_to(folder).as_posix() not in rendered.files
         )
-        for path in others:
+        kept = [path for path in others if path.relative_to(folder).as_posix() in rendered.keeps]
+        removed = [path for path in others if path not in kept]
+        for path in removed:
             path.unlink()
-        if others:
+        if kept:
+            log.info(
+                f"Kept {len(kept)} file(s) in {folder / prefix} ({', '.join(path.name for path in kept)}): "
+                "datasets not in this run, made earlier from this folder's records of the same config"
+            )
+        if removed:
             log.warning(
-                f"Removed {len(others)} file(s) of other runs from {folder / prefix} "
-                f"({', '.join(path.name for path in others)}): not made from these records"
+                f"Removed {len(removed)} file(s) from {folder / prefix} "
+                f"({', '.join(path.name for path in removed)}): no records of this run's config in this "
+                "folder made them (another config's tables, or a dataset whose records are gone)"
             )
 
 

@@ -79,7 +79,8 @@ class Rendered:
 
     ``source``: the records the section is made from, when they start a new generation of the folder's
     outputs (the protocol section); ``replaces``: folders whose other files are not of this generation
-    and go (another run's tables); ``result``: what the caller gets back (the protocol's cells).
+    and go (another config's tables), except ``keeps`` (the same config's tables of datasets this run
+    did not cover); ``result``: what the caller gets back (the protocol's cells).
     """
 
     markdown: str
@@ -87,6 +88,7 @@ class Rendered:
     files: dict[str, str] = field(default_factory=dict)
     source: dict | None = None
     replaces: tuple[str, ...] = ()
+    keeps: frozenset[str] = frozenset()
     result: Any = None
 
 

@@ -404,5 +404,35 @@ def test_tables_count_distinct_repetitions_and_another_runs_table_goes_aloud(tmp
     assert set(cells["n"]) == {2} and set(cells["dataset"]) == {"ecoli"}
     # Tables of another run never sit beside this run's unannounced: removed, and said so.
     assert not (tables / "ionosphere.md").exists()
-    assert "Removed 1 file(s) of other runs" in caplog.text and "(ionosphere.md)" in caplog.text
+    assert "Removed 1 file(s) from" in caplog.text and "(ionosphere.md)" in caplog.text
+    assert "no records of this run's config in this folder made them" in caplog.text
     assert "(2)" in (tables / "ecoli.md").read_text()
+
+
+def test_a_run_on_fewer_datasets_keeps_the_same_configs_other_tables(tmp_path, data_dir, caplog):
+    """A run of a config on ecoli only leaves that config's ionosphere tables (its records are in the
+    folder) and says so; a table no record of the config made goes, in true words."""
+    import logging
+
+    from experiments.reporting.report import write_protocol
+    from experiments.running.composition import config_hash
+
+    both = runner_config(tmp_path, data_dir, "datasets=[ecoli,ionosphere]")
+    digest = config_hash(both)
+    store = RecordStore(tmp_path / "out" / "raw")
+    for dataset in ("ecoli", "ionosphere"):
+        store.append_many(
+            [a_record(config_hash=digest, dataset=dataset, N=30, method=m) for m in ("gcforest", "disdf")]
+        )
+    write_protocol(plan_run(both))
+    tables = tmp_path / "out" / "tables"
+    ionosphere = (tables / "ionosphere.md").read_text()
+    (tables / "parkinsons.md").write_text("a table no record of this config made")
+    one = runner_config(tmp_path, data_dir, "datasets=[ecoli]")
+    assert config_hash(one) == digest
+    with caplog.at_level(logging.INFO):
+        write_protocol(plan_run(one))
+    assert (tables / "ionosphere.md").read_text() == ionosphere
+    assert not (tables / "parkinsons.md").exists()
+    assert "Kept 3 file(s)" in caplog.text and "datasets not in this run" in caplog.text
+    assert "Removed 1 file(s)" in caplog.text and "(parkinsons.md)" in caplog.text

@@ -258,6 +258,20 @@ def tables_section(cells: pd.DataFrame) -> list[str]:
     return lines
 
 
+def tables_of_other_datasets(folder: Path, config_hash: str, datasets: set[str]) -> frozenset[str]:
+    """The table files of datasets outside this run whose raw records in ``folder`` are of the same
+    config: a run of this config on more datasets made them, and this run changed none of them."""
+    kept = set()
+    for path in sorted((folder / "tables").glob("[!.]*")):
+        dataset = path.name.split(".")[0]
+        raw = folder / "raw" / f"{dataset}.jsonl"
+        if dataset in datasets or not path.is_file() or not raw.is_file():
+            continue
+        if any(isinstance(r, dict) and r.get("config_hash") == config_hash for r in read_json_lines(raw)):
+            kept.add(path.relative_to(folder).as_posix())
+    return frozenset(kept)
+
+
 def render(context: ReportContext) -> Rendered | None:
     """The section and the tables of ``context.folder``'s records of ``context.plan``; None without any."""
     plan = context.plan
@@ -277,6 +291,7 @@ def render(context: ReportContext) -> Rendered | None:
         files=table_files(cells),
         source=source,
         replaces=("tables/",),
+        keeps=tables_of_other_datasets(context.folder, grid.config_hash, set(cells["dataset"])),
         result=cells,
     )
 
