@@ -5,7 +5,8 @@
 (without ``--record``: build/bench/). Three problems, as a DF21 user tried them: breast cancer and
 digits (a stratified 70/30 split, seed 0; ``bench_small_n_cost.dataset``) and the 20,000-row trial
 (``bench_defaults_repro.trial_data``: 20,000 training rows, 5,000 test rows). Our
-``CascadeForestClassifier()`` and ``DisDFClassifier()`` (T = 100, ``n_jobs=2``) are each fitted in a
+``CascadeForestClassifier()`` and ``DisDFClassifier()`` (T = 100, ``n_jobs=2``; ``*_refit``: with
+``test_vectors="refit"``, one model per forest for prediction, as DF21) are each fitted in a
 fresh process after a small warm-up fit, then ``predict(X_test)`` is timed three times (the first
 call included) and the best kept; DF21 (native mode, 2 + 2 forests of 100 trees, ``n_jobs=2``) runs
 in its own venv (``make bench-df21`` creates it; ``--df21-python``) through ``bench_df21.py --npz
@@ -33,7 +34,7 @@ from scripts.bench.bench_small_n_cost import dataset
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 PROBLEMS = ("breast_cancer", "digits", "trial_20000")
-METHODS = ("gcforest", "disdf")
+METHODS = ("gcforest", "disdf", "gcforest_refit", "disdf_refit")
 REPEATS = 3
 
 
@@ -47,9 +48,10 @@ def ours(problem: str, method: str) -> dict:
     from disdf import CascadeForestClassifier, DisDFClassifier
 
     X_train, y_train, X_test, y_test = problem_arrays(problem)
-    estimator = (DisDFClassifier if method == "disdf" else CascadeForestClassifier)(
-        n_trees=100, n_jobs=2, random_state=0
-    )
+    cls = DisDFClassifier if method.startswith("disdf") else CascadeForestClassifier
+    estimator = cls(n_trees=100, n_jobs=2, random_state=0)
+    if method.endswith("_refit"):  # one model per forest for prediction, as DF21
+        estimator.set_params(test_vectors="refit")
     warm_up(estimator, X_train, y_train, X_test)
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
