@@ -189,24 +189,32 @@ def pair_draws(argument: str, used) -> list[str]:
     return list_table(header, rows)
 
 
-@generator("memory-estimate")
-def memory_estimate(argument: str, used) -> list[str]:
-    """The memory check's estimate over the measured peak, per setting across n and n_jobs
-    (results/bench/memory_estimate.csv): at the depth the fit grew, and before it (max_levels)."""
+def estimate_spans(rows: list[dict[str, str]], key: Sequence[str], ratios: Sequence[str]) -> list[tuple]:
+    """Rows of a memory-estimate CSV grouped by the ``key`` columns: each group's key, then the span of
+    its n, its peaks and each of its ``ratios`` columns."""
     groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
-    for r in read_csv(RESULTS / "bench" / "memory_estimate.csv", used):
-        setting = (r["method"], r["solver"], r["max_pairs"], r["keep_fitted_levels"])
-        groups.setdefault(setting, []).append(r)
-    rows = [
+    for r in rows:
+        groups.setdefault(tuple(r[column] for column in key), []).append(r)
+    return [
         (
             *setting,
             span([int(r["n_train"]) for r in group], ","),
             span([float(r["peak_gib"]) for r in group], ".2f"),
-            span([float(r["ratio_at_depth"]) for r in group], ".2f"),
-            span([float(r["ratio"]) for r in group], ".2f"),
+            *(span([float(r[ratio]) for r in group], ".2f") for ratio in ratios),
         )
         for setting, group in groups.items()
     ]
+
+
+@generator("memory-estimate")
+def memory_estimate(argument: str, used) -> list[str]:
+    """The memory check's estimate over the measured peak, per setting across n and n_jobs
+    (results/bench/memory_estimate.csv): at the depth the fit grew, and before it (max_levels)."""
+    rows = estimate_spans(
+        read_csv(RESULTS / "bench" / "memory_estimate.csv", used),
+        ("method", "solver", "max_pairs", "keep_fitted_levels"),
+        ("ratio_at_depth", "ratio"),
+    )
     header = (
         "method", "solver", "max_pairs", "levels kept", "n", "peak (GiB)",
         "estimate / peak at the depth grown", "before the fit (max_levels)",
@@ -218,18 +226,11 @@ def memory_estimate(argument: str, used) -> list[str]:
 def memory_estimate_holdout(argument: str, used) -> list[str]:
     """The revised model on fits it never saw: the scale benchmark's cascades, per problem, settings
     and levels kept (results/bench/memory_estimate_holdout.csv)."""
-    groups: dict[tuple[str, ...], list[dict[str, str]]] = {}
-    for r in read_csv(RESULTS / "bench" / "memory_estimate_holdout.csv", used):
-        groups.setdefault((r["problem"], r["method"], r["keep_fitted_levels"]), []).append(r)
-    rows = [
-        (
-            *setting,
-            span([int(r["n_train"]) for r in group], ","),
-            span([float(r["peak_gib"]) for r in group], ".2f"),
-            span([float(r["ratio_at_depth"]) for r in group], ".2f"),
-        )
-        for setting, group in groups.items()
-    ]
+    rows = estimate_spans(
+        read_csv(RESULTS / "bench" / "memory_estimate_holdout.csv", used),
+        ("problem", "method", "keep_fitted_levels"),
+        ("ratio_at_depth",),
+    )
     header = ("problem", "settings", "levels kept", "n", "peak (GiB)", "estimate / peak at the depth grown")
     return list_table(header, rows)
 
