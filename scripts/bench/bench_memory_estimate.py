@@ -107,17 +107,21 @@ def commit_of_checkout() -> str:
     return measurement_stamp()["commit"]
 
 
-def estimates(row: dict, model, y: np.ndarray, n_features: int, grown: int) -> dict:
-    """The check's estimate before the fit and at the depth grown, by the current model of memory."""
+def estimates(model, y: np.ndarray, n_features: int, grown: int, peak: float) -> dict:
+    """The check's estimate before the fit and at the depth grown, by the current model of memory, and
+    each over the measured ``peak`` (GiB)."""
     from disdf.cascade._fit_memory import estimator_fit_memory
 
-    counts = np.bincount(y)
-    before = estimator_fit_memory(model, counts, n_features)
+    counts = np.unique(y, return_counts=True)[1]
+    before = estimator_fit_memory(model, counts, n_features).total / GIB
     at_depth = estimator_fit_memory(model, counts, n_features, levels=grown)
     return {
-        "estimate_gib": before.total / GIB,
+        "estimate_gib": before,
         "estimate_at_depth_gib": at_depth.total / GIB,
+        "ratio": before / peak,
+        "ratio_at_depth": at_depth.total / GIB / peak,
         "estimate_parts": at_depth.describe(),
+        "estimate_commit": commit_of_checkout(),
     }
 
 
@@ -125,15 +129,8 @@ def re_estimated(row: dict) -> dict:
     """A measured row with its estimates from the current model (the peak as it was measured)."""
     _, y = data(int(row["n_train"]))
     settings = {**row, "n_jobs": int(row["n_jobs"])}
-    fresh = estimates(settings, estimator(settings, None), y, 20, int(row["levels_grown"]))
-    peak = float(row["peak_gib"])
-    return {
-        **row,
-        **fresh,
-        "ratio": fresh["estimate_gib"] / peak,
-        "ratio_at_depth": fresh["estimate_at_depth_gib"] / peak,
-        "estimate_commit": commit_of_checkout(),
-    }
+    model = estimator(settings, None)
+    return {**row, **estimates(model, y, 20, int(row["levels_grown"]), float(row["peak_gib"]))}
 
 
 def measure(row: dict) -> dict:
@@ -157,19 +154,19 @@ def measure(row: dict) -> dict:
     finally:
         shutil.rmtree(SCRATCH, ignore_errors=True)
     grown = min(model.max_levels, model.n_levels_ + model.patience)
-    fresh = estimates(row, model, y, X.shape[1], grown)
+    fresh = estimates(model, y, X.shape[1], grown, peak)
     return {
         **row,
         "estimate_gib": fresh["estimate_gib"],
         "estimate_at_depth_gib": fresh["estimate_at_depth_gib"],
         "peak_gib": peak,
-        "ratio": fresh["estimate_gib"] / peak,
-        "ratio_at_depth": fresh["estimate_at_depth_gib"] / peak,
+        "ratio": fresh["ratio"],
+        "ratio_at_depth": fresh["ratio_at_depth"],
         "levels_grown": grown,
         "minutes": round(seconds / 60, 1),  # for planning a rerun, not a timing (other jobs may run)
         "estimate_parts": fresh["estimate_parts"],
-        "estimate_commit": commit_of_checkout(),
-    }
+        "estimate_commit": fresh["estimate_commit"],
+    }  # the columns in the file's order
 
 
 def key(row: dict) -> tuple:

@@ -25,37 +25,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 
 import argparse
 
-import numpy as np
 import pandas as pd
 
+from scripts.bench.bench_memory_estimate import estimates
 from scripts.bench.bench_scale import make_method, problem_data
-from scripts.bench_output import RECORDED, add_record_flag, bench_output, measurement_stamp, write_csv
+from scripts.bench_output import RECORDED, add_record_flag, bench_output, write_csv
 
 SCALE = RECORDED / "scale.csv"  # the committed scale benchmark
 CASCADES = ("gcforest", "disdf", "gcforest_capped", "disdf_capped", "gcforest_default", "disdf_default")
-GIB = 2**30
 
 
 def estimate_row(row: dict, data_dir: str | None) -> dict:
-    from disdf.cascade._fit_memory import estimator_fit_memory
-
     n = int(row["n_train"])
     _, y, _, _ = problem_data(row["problem"], n, data_dir)
     n_features = 784 if row["problem"] == "mnist" else 28
     keep = row["keep_fitted_levels"] or "memory"
     model = make_method(row["method"], int(row["n_jobs"]), 100, keep)
-    counts = np.bincount(np.unique(y, return_inverse=True)[1])
     grown = min(model.max_levels, int(row["n_levels"]) + model.patience)
-    before = estimator_fit_memory(model, counts, n_features)
-    at_depth = estimator_fit_memory(model, counts, n_features, levels=grown)
     peak = float(row["peak_memory_fit_gib"] or row["peak_memory_gib"])
+    fresh = estimates(model, y, n_features, grown, peak)
     return {
         "problem": row["problem"], "method": row["method"], "n_train": n, "n_jobs": int(row["n_jobs"]),
         "keep_fitted_levels": keep, "levels_grown": grown,
-        "estimate_gib": before.total / GIB, "estimate_at_depth_gib": at_depth.total / GIB, "peak_gib": peak,
-        "ratio": before.total / GIB / peak, "ratio_at_depth": at_depth.total / GIB / peak,
-        "estimate_parts": at_depth.describe(), "date": row["date"], "commit": row["commit"],
-        "libraries": row["libraries"],
+        "estimate_gib": fresh["estimate_gib"], "estimate_at_depth_gib": fresh["estimate_at_depth_gib"],
+        "peak_gib": peak, "ratio": fresh["ratio"], "ratio_at_depth": fresh["ratio_at_depth"],
+        "estimate_parts": fresh["estimate_parts"], "date": row["date"], "commit": row["commit"],
+        "libraries": row["libraries"], "estimate_commit": fresh["estimate_commit"],
     }  # fmt: skip
 
 
@@ -66,8 +61,7 @@ def main() -> None:
     args = parser.parse_args()
     scale = pd.read_csv(SCALE, dtype=str, keep_default_na=False)
     fits = scale[scale["method"].isin(CASCADES) & (scale["status"] == "ok")].to_dict("records")
-    commit = measurement_stamp()["commit"]
-    rows = [{**estimate_row(row, args.data_dir), "estimate_commit": commit} for row in fits]
+    rows = [estimate_row(row, args.data_dir) for row in fits]
     frame = pd.DataFrame(rows)
     inside = frame["ratio_at_depth"].between(0.7, 1.3)
     print(
