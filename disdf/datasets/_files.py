@@ -118,13 +118,12 @@ def data_dir(path: str | os.PathLike | None = None) -> Path:
     chosen = path if path is not None else os.environ.get(DATA_DIR_ENV)
     folder = Path(chosen) if chosen else DEFAULT_DATA_DIR
     if folder.exists() and not folder.is_dir():
-        given = (
-            "the data folder given"
-            if path is not None
-            else DATA_DIR_ENV
-            if chosen
-            else "the default data folder"
-        )
+        if path is not None:
+            given = "the data folder given"
+        elif chosen:
+            given = DATA_DIR_ENV
+        else:
+            given = "the default data folder"
         raise DataFileError(
             f"{given} is {folder}, which is a file, not a folder: set it to the folder that holds "
             "the data files"

@@ -112,7 +112,7 @@ class PairDistances:
         check_is_fitted(self)
         DISTANCE.check(type(self).__name__, "distance", distance)
         pairs = np.asarray(pairs, dtype=np.float64)
-        n_features = getattr(self, "n_features_in_", None)
+        n_features = self.n_features_in_
         if pairs.ndim != 3 or pairs.shape[1] != 2 or pairs.shape[2] != n_features:
             raise ValueError(
                 f"pairs must have shape (n_pairs, 2, n_features) with n_features = {n_features}, "

@@ -66,11 +66,11 @@ def support_newton_target(
     steps around the products are compiled or call LAPACK directly; every number is the
     one ``np.ix_``, ``np.stack`` and ``scipy.linalg.solve`` gave (tested).
     """
+    from disdf.weights._frank_wolfe_kernels import project_to_simplex, submatrix
+
     support = np.flatnonzero(w > 0 if candidates is None else candidates)
     active = np.flatnonzero(slacks > 0)
     c = problem.quadratic[support]
-    from disdf.weights._frank_wolfe_kernels import project_to_simplex, submatrix
-
     q_as = submatrix(problem.stats.q, active, support)
     rhs = np.empty((support.size, 2))
     scale = problem.stats.pair_scale

@@ -86,6 +86,8 @@ class PairSampler:
     """
 
     def __init__(self, tree_probabilities: np.ndarray | OneHotVectors, y: np.ndarray) -> None:
+        from disdf.weights._pair_kernels import pure_classes
+
         if isinstance(tree_probabilities, OneHotVectors):
             # Never read: the kernels read probabilities only where a vector is not one-hot.
             self.tree_probabilities = np.zeros((0, *tree_probabilities.shape[1:]))
@@ -114,8 +116,6 @@ class PairSampler:
         self._first_cdf = np.cumsum(partners / total) if total else None
         if self._first_cdf is not None:
             self._first_cdf /= self._first_cdf[-1]
-        from disdf.weights._pair_kernels import pure_classes
-
         self._pure = pure_classes(self.tree_probabilities) if pure is None else pure
 
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

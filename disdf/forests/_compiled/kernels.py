@@ -1136,7 +1136,7 @@ def _grow_all(Xt, y, sample_weight, rules, n_trees, seed, max_bins, bin_sample):
     roots = np.empty(n_trees, dtype=np.int64)
     importances = np.zeros((n_trees, d))
     # np.int64, not the literal 0: with a literal numba compiles _grow_tree and _with_room twice, once
-    # for the first tree's Literal[int](0) and once for the rest (about 10 CPU-s of a cold first fit)
+    # for the first tree's Literal[int](0) and once for the rest (a second compile on a cold first fit)
     n_nodes = np.int64(0)
     n_leaves = first_rows
     for t in range(n_trees):

@@ -42,12 +42,12 @@ class LeafMemo:
 
     def leaves(self, X: np.ndarray, feature, threshold, left, right) -> np.ndarray:
         """Leaf rows of X (C-ordered float32) in every tree, shape (n, T_all), int32."""
+        import disdf.forests._compiled.prediction_kernels as prediction_kernels
+
         key = (X.shape, hashlib.blake2b(X.data, digest_size=16).digest())
         with self._lock:
             if key != self._key:
                 nodes = (feature, threshold, left, right)
-                import disdf.forests._compiled.prediction_kernels as prediction_kernels
-
                 block = prediction_kernels.routing_block(X, len(self.roots), *nodes)
                 rows = prediction_kernels.apply_forest(X, self.roots, *nodes, block)
                 self._key, self._leaves = key, rows.astype(np.int32)
