@@ -18,11 +18,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
+from disdf._utils.folds import stratified_folds
 from disdf._utils.labels import encode_labels
 from disdf._utils.malloc_trim import release_free_memory
 from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estimator_parameters
@@ -35,7 +35,7 @@ from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._df21_names import constructor_signature, refuse_df21_names
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
-from disdf.cascade._forest_fit import CascadeLevel, ForestFit, LevelFit
+from disdf.cascade._forest_fit import CascadeLevel, LevelFit
 from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_score import StoppingRule, level_accuracy
@@ -65,6 +65,10 @@ class CascadeForestClassifier(
         and 2 random forests. See :mod:`disdf.forests._specs`.
     n_folds : int, default=3
         K of the K-fold cross-validation that produces class vectors.
+    group_duplicates : bool, default=True
+        Rows of equal features share a fold, so that no copy in the training folds tells its held-out
+        twin the label through the out-of-fold vectors (which choose the depth and feed the next level).
+        Without repeated rows the folds are ``StratifiedKFold``'s either way; False: the paper's folds.
     max_levels : int, default=10
         Cap on the number of levels grown.
     patience : int, default=1
@@ -226,6 +230,7 @@ class CascadeForestClassifier(
         n_trees: int = 100,
         forests: Sequence[str | Mapping[str, Any]] | None = None,
         n_folds: int = 3,
+        group_duplicates: bool = True,
         max_levels: int = 10,
         patience: int = 1,
         tol: float = 0.0,
@@ -249,6 +254,7 @@ class CascadeForestClassifier(
         self.n_trees = n_trees
         self.forests = forests
         self.n_folds = n_folds
+        self.group_duplicates = group_duplicates
         self.max_levels = max_levels
         self.patience = patience
         self.tol = tol
@@ -442,34 +448,19 @@ class CascadeForestClassifier(
 
     def _fit_level_trees(self, features, y_code, specs, rng, tree_params, sample_weight=None) -> LevelFit:
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
-        folds = list(splitter.split(features, y_code))
+        folds = stratified_folds(  # copies of an original feature row share a fold, so their vectors too
+            features[:, : self.n_features_in_], y_code, self.n_folds, split_seed,
+            group_duplicates=self.group_duplicates, who=type(self).__name__,
+        )  # fmt: skip
         check_fold_weights(type(self).__name__, sample_weight, folds)
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
         # converting once here, not per fold model, halves every fold's copy of the training rows.
         features = np.asarray(features, dtype=np.float32)
-        models = grow_level_models(
-            specs,
-            self.engine,
-            features,
-            y_code,
-            folds,
-            forest_seeds,
-            self.n_jobs,
-            n_classes=len(self.classes_),
-            n_trees=self.n_trees,
-            tree_params=tree_params,
+        forests = grow_level_models(
+            specs, self.engine, features, y_code, folds, forest_seeds, self.n_jobs,
+            n_classes=len(self.classes_), n_trees=self.n_trees, tree_params=tree_params,
             sample_weight=sample_weight,
-        )
-        forests = [
-            ForestFit(
-                kind=kind,
-                models=[model for model, _ in models[m]],
-                held_out=[held_out for _, held_out in models[m]],
-                seeds=tuple(int(seed) for seed in forest_seeds[m]),
-            )
-            for m, (kind, _) in enumerate(specs)
-        ]
+        )  # fmt: skip
         return LevelFit(folds, split_seed, forests, y_code, sample_weight)
 
     def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:

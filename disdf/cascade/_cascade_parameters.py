@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from disdf._utils.parameters import Constraint, Float, Integer, NJobs, OneOf, RandomSeed
+from disdf._utils.parameters import Boolean, Constraint, Float, Integer, NJobs, OneOf, RandomSeed
 from disdf._utils.sample_weights import ClassWeight
 from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder
 from disdf.cascade._predictor import Predictor
@@ -19,6 +19,7 @@ TEST_VECTORS = ("fold_mean", "refit")
 CASCADE_PARAMETERS: dict[str, Constraint] = {
     "n_trees": Integer(1),
     "n_folds": Integer(2),
+    "group_duplicates": Boolean(),
     "max_levels": Integer(1),
     "patience": Integer(1),
     "tol": Float(0.0),

@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from disdf._utils.folds import Folds
 from disdf._utils.sample_weights import same_weights
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
@@ -37,7 +38,6 @@ from disdf.weights import PairStatistics, drawn_pair_statistics
 
 #: A fold model: per-tree class probabilities of a fitted forest, either engine.
 FoldModel = SklearnFoldModel | FastForest
-Folds = list[tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass

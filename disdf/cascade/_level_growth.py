@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from disdf._utils.folds import Folds
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
-from disdf.cascade._forest_fit import CascadeLevel, FoldModel, Folds
+from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit
 from disdf.forests._compiled.forest import feature_major
 from disdf.forests._specs import COMPILED_ENGINES, fit_fold_model
 from disdf.forests._tree_leaves import TreeLeaves
@@ -103,9 +104,9 @@ def grow_level_models(
     seeds: np.ndarray,
     n_jobs: int | None,
     **forest_options: Any,
-) -> list[list[tuple[FoldModel, TreeLeaves]]]:
-    """Every fold model of a level and its held-out leaf rows, as ``[m][k]`` (forest m, fold k, grown with
-    ``seeds[m, k]``), the tasks run fold-major (module docstring)."""
+) -> list[ForestFit]:
+    """Every fold model of a level and its held-out leaf rows, as a ForestFit per forest (forest m's fold
+    k grown with ``seeds[m, k]``), the tasks run fold-major (module docstring)."""
     n_forests = len(specs)
     compiled = engine in COMPILED_ENGINES  # scikit-learn's forests copy their rows themselves
     shared = [FoldRows(features, train, n_forests) if compiled else None for train, _ in folds]
@@ -129,7 +130,16 @@ def grow_level_models(
         ),
         n_jobs,
     )
-    return [[results[k * n_forests + m] for k in range(len(folds))] for m in range(n_forests)]
+    models = [[results[k * n_forests + m] for k in range(len(folds))] for m in range(n_forests)]
+    return [
+        ForestFit(
+            kind=kind,
+            models=[model for model, _ in models[m]],
+            held_out=[held_out for _, held_out in models[m]],
+            seeds=tuple(int(seed) for seed in seeds[m]),
+        )
+        for m, (kind, _) in enumerate(specs)
+    ]
 
 
 def refit_forests(

@@ -22,13 +22,14 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import check_float32_range
+from disdf._utils.folds import stratified_folds
 from disdf._utils.labels import encode_labels
 from disdf._utils.parameters import (
+    Boolean,
     Constraint,
     Integer,
     NJobs,
@@ -103,6 +104,10 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         28 x 28 images to seconds (the scanning forests see hundreds of windows per image).
     n_folds : int, default=3
         K of the K-fold cross-validation over examples that makes the out-of-fold vectors.
+    group_duplicates : bool, default=True
+        Examples of equal features share a fold, as in
+        :class:`~disdf.CascadeForestClassifier` (there: why); without repeated examples the folds
+        are ``StratifiedKFold``'s either way.
     max_depth : int or None, default=None
         Depth limit of the scanning trees (gcForest: pure leaves, or depth 100).
     min_samples_leaf : int, default=1
@@ -141,6 +146,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         strides: int | list[int] = 1,
         n_trees: int = 30,
         n_folds: int = 3,
+        group_duplicates: bool = True,
         max_depth: int | None = None,
         min_samples_leaf: int = 1,
         engine: str = "fast",
@@ -154,6 +160,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         self.strides = strides
         self.n_trees = n_trees
         self.n_folds = n_folds
+        self.group_duplicates = group_duplicates
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.engine = engine
@@ -168,6 +175,7 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         "strides": PositiveInts(none=False, one=True),
         "n_trees": Integer(1),
         "n_folds": Integer(2),
+        "group_duplicates": Boolean(),
         "max_depth": Integer(1, none=True),
         "min_samples_leaf": Integer(1),
         "engine": OneOf(ENGINES),
@@ -246,8 +254,14 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         split_seed = int(rng.randint(SEED_HIGH))
         # Every seed drawn here, in a fixed order: results do not depend on n_jobs.
         seeds = rng.randint(SEED_HIGH, size=(len(geometries), len(SCANNING_FORESTS), self.n_folds))
-        splitter = StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=split_seed)
-        folds = list(splitter.split(X, y_code))
+        folds = stratified_folds(
+            X,
+            y_code,
+            self.n_folds,
+            split_seed,
+            group_duplicates=self.group_duplicates,
+            who=type(self).__name__,
+        )
         fitted = [
             self._fit_window_size(g, X, y_code, weights, folds, seeds[i]) for i, g in enumerate(geometries)
         ]

@@ -80,6 +80,8 @@ def result_config(cfg: DictConfig) -> dict:
         del model["test_vectors"]
     if "max_pairs" in model and model["max_pairs"] is None:
         del model["max_pairs"]  # every pair: what every earlier record's weight problem read
+    if model.get("group_duplicates") is False:
+        del model["group_duplicates"]  # each row dealt alone: every earlier record's folds
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     if solver.get("fallback") is None:
         # No fallback: the hash records had before the option existed.

@@ -20,7 +20,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from disdf import CascadeForestClassifier, DisDFClassifier
 
 OUT_OF_FOLD = "fit_transform returns out-of-fold vectors; transform(X_train) is in-sample (by design)"
-FOLDS_OF_COPIES = "repeated examples are split into other folds than weighted ones, copies straddling folds"
+FOLDS_OF_COPIES = "repeated examples are dealt into other folds than weighted ones (more rows to deal)"
 
 
 def expected_failures(estimator) -> dict[str, str]:
