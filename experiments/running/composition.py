@@ -80,8 +80,12 @@ def result_config(cfg: DictConfig) -> dict:
         del model["test_vectors"]
     if "max_pairs" in model and model["max_pairs"] is None:
         del model["max_pairs"]  # every pair: what every earlier record's weight problem read
-    if model.get("group_duplicates") is False:
-        del model["group_duplicates"]  # each row dealt alone: every earlier record's folds
+    # Folds that group copies: the estimators' default (so model_values drops it), but not the folds of
+    # any earlier record, which are each row dealt alone; those keep their hash.
+    if cfg.model.get("group_duplicates", False):
+        model["group_duplicates"] = True
+    else:
+        model.pop("group_duplicates", None)
     solver = OmegaConf.to_container(cfg.solver, resolve=True)
     if solver.get("fallback") is None:
         # No fallback: the hash records had before the option existed.

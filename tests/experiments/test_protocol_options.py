@@ -93,8 +93,10 @@ def test_each_option_enters_the_hash_only_when_set_and_bad_values_are_named():
         "protocol.split_groups=subject",
         "protocol.label_fault=misaligned",
         "model.test_vectors=refit",
+        "model.group_duplicates=true",  # the estimators' default, but not the committed records' folds
     ):
         assert config_hash(compose_config("experiment=paper", override)) != base, override
+    assert config_hash(compose_config("experiment=paper", "model.group_duplicates=false")) == base
     assert config_hash(compose_config("experiment=paper", "protocol.train_draw=random")) == base
     for override, name in (
         ("protocol.train_draw=stratify", "train_draw"),
