@@ -82,7 +82,7 @@ def test_equal_values_as_the_trees_compare_them_are_copies():
 def test_too_few_distinct_rows_are_refused_naming_the_parameter():
     X = np.repeat([[0.0, 1.0], [1.0, 0.0]], 10, axis=0)
     y = np.tile([0, 1], 10)
-    with pytest.raises(ValueError, match="group_duplicates=True.*2 distinct feature rows.*n_folds=3"):
+    with pytest.raises(ValueError, match=r"group_duplicates=True.*2 distinct feature rows.*n_folds=3"):
         CascadeForestClassifier(n_trees=5).fit(X, y)
     CascadeForestClassifier(n_trees=5, group_duplicates=False).fit(X, y)  # the old folds still fit
 
