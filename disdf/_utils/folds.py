@@ -31,15 +31,23 @@ def duplicate_groups(X: np.ndarray) -> np.ndarray | None:
 
 
 def stratified_folds(
-    X: np.ndarray, y_code: np.ndarray, n_folds: int, seed: int, *, group_duplicates: bool, who: str
+    X: np.ndarray,
+    y_code: np.ndarray,
+    n_folds: int,
+    seed: int,
+    *,
+    group_duplicates: bool,
+    who: str,
+    min_rows: int = 1,
 ) -> Folds:
     """``StratifiedKFold(n_folds, shuffle=True, random_state=seed)``'s folds of (X, y), with each
     row that repeats an earlier row's features moved into that row's fold (``group_duplicates``).
 
     ``X``: the rows whose copies are grouped (a cascade's original features, not the class vectors
-    its levels add: copies of a row share a fold, hence their class vectors too). A grouping that
-    leaves a fold without rows is refused in one line naming ``group_duplicates`` (``who``: the
-    estimator).
+    its levels add: copies of a row share a fold, hence their class vectors too). A fold the grouping
+    leaves with fewer than ``min_rows`` rows (DisDF's cross-fitting cuts each held-out set in two at
+    least) receives whole groups from the fold of most groups; data of too few distinct rows for that
+    is refused in one line naming ``group_duplicates`` (``who``: the estimator).
     """
     folds = list(StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y_code))
     groups = duplicate_groups(X) if group_duplicates else None
@@ -50,21 +58,28 @@ def stratified_folds(
         fold_of[held_out] = k
     fold_of = fold_of[groups]
     first_rows = np.unique(groups)
-    if len(first_rows) < n_folds:
+    if not _fill_small_folds(fold_of, groups, first_rows, n_folds, min_rows):
         raise ValueError(
             f"{who}: with group_duplicates=True the {len(y_code)} rows hold {len(first_rows)} distinct "
-            f"feature rows, too few for n_folds={n_folds}: give fewer folds, or group_duplicates=False "
-            "(copies of a row then tell each other their labels out of fold)"
+            f"feature rows, too few for n_folds={n_folds} folds of {min_rows} row(s) or more: give fewer "
+            "folds, or group_duplicates=False (copies of a row then tell each other their labels out of fold)"
         )
-    _fill_empty_folds(fold_of, groups, first_rows, n_folds)
     return [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in range(n_folds)]
 
 
-def _fill_empty_folds(fold_of: np.ndarray, groups: np.ndarray, first_rows: np.ndarray, n_folds: int) -> None:
-    """Give each fold the grouping left empty a group of the fold with the most groups (its last
-    one): few distinct rows only; a fold is never empty when no group moved (n >= n_folds)."""
-    for empty in np.flatnonzero(np.bincount(fold_of, minlength=n_folds) == 0):
-        group_folds = fold_of[first_rows]
-        donor = np.argmax(np.bincount(group_folds, minlength=n_folds))
-        moved = first_rows[group_folds == donor][-1]
-        fold_of[groups == moved] = empty
+def _fill_small_folds(
+    fold_of: np.ndarray, groups: np.ndarray, first_rows: np.ndarray, n_folds: int, min_rows: int
+) -> bool:
+    """Give each fold of fewer than ``min_rows`` rows whole groups, one at a time, each the last group of
+    the fold with the most groups (few distinct rows only: without copies, or with few, no fold is
+    that small and nothing moves). False if a fold stays too small (too few distinct rows)."""
+    for small in range(n_folds):
+        while np.sum(fold_of == small) < min_rows:
+            group_folds = fold_of[first_rows]
+            counts = np.bincount(group_folds, minlength=n_folds)
+            counts[small] = 0
+            donor = int(np.argmax(counts))
+            if counts[donor] < 2:
+                return False
+            fold_of[groups == first_rows[group_folds == donor][-1]] = small
+    return all(np.sum(fold_of == k) >= min_rows for k in range(n_folds))

@@ -368,6 +368,9 @@ class CascadeForestClassifier(
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
 
+    #: The fewest held-out rows a fold may have (DisDF's cross-fitting needs 2).
+    _fewest_held_out_rows = 1
+
     def _check_weight_scale(self, weights: np.ndarray | None) -> None:
         """The trees and the level score read only the weights' ratios: any finite scale fits."""
 
@@ -451,6 +454,7 @@ class CascadeForestClassifier(
         folds = stratified_folds(  # copies of an original feature row share a fold, so their vectors too
             features[:, : self.n_features_in_], y_code, self.n_folds, split_seed,
             group_duplicates=self.group_duplicates, who=type(self).__name__,
+            min_rows=self._fewest_held_out_rows,
         )  # fmt: skip
         check_fold_weights(type(self).__name__, sample_weight, folds)
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):

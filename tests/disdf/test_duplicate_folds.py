@@ -104,3 +104,15 @@ def test_the_scanner_groups_copies_too():
     train = scanner.fold_train_examples_
     for row in range(30):
         assert all((row in examples) == (row + 30 in examples) for examples in train)
+
+
+def test_disdf_cross_fits_on_data_of_few_distinct_rows():
+    """Few distinct rows (titanic's kind): no fold is left with fewer than the 2 held-out rows that
+    DisDF's cross-fitting cuts in two; the fit completes."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, size=(100, 3)).astype(float)  # at most 8 distinct rows
+    y = (X.sum(axis=1) + rng.integers(0, 2, size=100) > 1.5).astype(int)
+    for seed in range(10):
+        folds = stratified_folds(X, y, 3, seed, group_duplicates=True, who="test", min_rows=2)
+        assert all(len(held_out) >= 2 for _, held_out in folds)
+    DisDFClassifier(n_trees=5, random_state=0).fit(X, y)
