@@ -32,7 +32,7 @@ from experiments.reporting.sections.audit import GRID, MECHANISMS
 from experiments.running.composition import compose_config
 from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES
 from experiments.running.plan import RunPlan, plan_run
-from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
+from experiments.running.records import ABSENT, DIGESTS, RecordStore, differing_fields, record_key
 from experiments.running.runner import run_units
 from experiments.running.unit import TIMING_FIELDS
 
@@ -42,8 +42,9 @@ from experiments.running.unit import TIMING_FIELDS
 BUILD_DEPENDENT_FIELDS = ("solver_mean_iter", "solver_max_relative_gap")
 #: Where and by what code a record was made, should a record ever hold it: not a result.
 PROVENANCE_FIELDS = ("machine", "commit", "start_commit", "start_dirty", "end_commit", "libraries")
-#: The fields a rerun may change: everything else must equal the committed record.
-IGNORED_FIELDS = frozenset(TIMING_FIELDS + BUILD_DEPENDENT_FIELDS + PROVENANCE_FIELDS)
+#: The fields a rerun may change: everything else must equal the committed record (the digests then
+#: differ only where those fields do, and each side's are checked when it is read).
+IGNORED_FIELDS = frozenset((*TIMING_FIELDS, *BUILD_DEPENDENT_FIELDS, *PROVENANCE_FIELDS, DIGESTS))
 #: The field of a :class:`Difference` that says a whole record is on one side only.
 RECORD = "<record>"
 #: Differences listed per experiment on the command line (all of them are counted).

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.running.records import RecordStore
+from experiments.running.records import DIGESTS, RecordStore
 from experiments.running.unit import TIMING_FIELDS
 from experiments.safety.durable import read_json_lines
 
@@ -71,11 +71,15 @@ def recorded_keys(raw_dir: Path) -> list[tuple]:
         return keys
 
 
+#: The fields a repeated run may change.
+UNTIMED = frozenset((*TIMING_FIELDS, DIGESTS))
+
+
 def records_without_timing(raw_dir: Path) -> dict[str, list[str]]:
-    """Each raw file as its lines in order, timing fields removed."""
+    """Each raw file as its lines in order, timing fields (and the digests, which cover them) removed."""
     return {
         path.name: [
-            json.dumps({k: v for k, v in json.loads(line).items() if k not in TIMING_FIELDS}, sort_keys=True)
+            json.dumps({k: v for k, v in json.loads(line).items() if k not in UNTIMED}, sort_keys=True)
             for line in path.read_text(encoding="utf-8").splitlines()
         ]
         for path in sorted(raw_dir.glob("*.jsonl"))

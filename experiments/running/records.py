@@ -20,10 +20,17 @@ least one level and a baseline none, ``n_test`` follows the split rule, and a
 record outside the run's grid (a dataset, N, T, method or a repetition
 outside ``[0, repetitions)``) is not counted, with one warning naming the file
 and the lines. Nothing is ever dropped without a warning.
+
+Every record carries the digest of each of its fields (``digests``, :func:`signed`, written with it):
+a record whose field no longer matches its digest, say an accuracy or a method edited by hand, is
+named with its file, line and field and not counted, before the rule of one record per key runs, so
+an edited copy never displaces the record the run wrote. Records written before digests existed
+were signed once (``python -m experiments.drivers.sign_records``); one without digests is not counted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -53,6 +60,55 @@ RECORD_FIELDS: dict[str, type] = {
 }
 #: Lines listed by name in a warning about dropped lines; the rest are counted.
 LINES_NAMED = 10
+#: The field of a record that holds the digest of each of its other fields.
+DIGESTS = "digests"
+#: What a reader says of a record without digests.
+UNSIGNED = (
+    f"field {DIGESTS!r} is missing (a record written before digests: sign the folder once with "
+    "python -m experiments.drivers.sign_records)"
+)
+
+
+def _digest(text: str, size: int) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=size).hexdigest()
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def record_digests(record: dict) -> str:
+    """The digests of a record's content (every field but :data:`DIGESTS`): the whole record's (64 bits),
+    then each field's (16 bits, its name and value), in the order of the sorted field names."""
+    content = {name: value for name, value in record.items() if name != DIGESTS}
+    fields = [_digest(_json([name, content[name]]), 2) for name in sorted(content)]
+    return " ".join([_digest(_json(content), 8), *fields])
+
+
+def signed(record: dict) -> dict:
+    """``record`` as JSON will read it back, with its digests (:data:`DIGESTS`)."""
+    content = {name: value for name, value in json.loads(json.dumps(record)).items() if name != DIGESTS}
+    return {**content, DIGESTS: record_digests(content)}
+
+
+def digest_problem(record: dict) -> str | None:
+    """Which fields of ``record`` do not match their digests (changed since it was written), or None."""
+    digests = record.get(DIGESTS)
+    if digests is None:
+        return UNSIGNED
+    if not isinstance(digests, str):
+        return f"field {DIGESTS!r} is not a string of digests"
+    expected = record_digests(record)
+    if digests == expected:
+        return None
+    names = sorted(name for name in record if name != DIGESTS)
+    saved, now = digests.split(" ")[1:], expected.split(" ")[1:]
+    if len(saved) != len(now):
+        what = f"its {len(names)} fields are not the {len(saved)} it was written with (one added or removed)"
+    else:
+        changed = [name for name, old, new in zip(names, saved, now, strict=True) if old != new]
+        what = f"field {', '.join(map(repr, changed or [DIGESTS]))} does not match its digest"
+    return f"{what}: changed after the run wrote it, not counted"
 
 
 def record_key(record: dict) -> tuple:
@@ -103,6 +159,9 @@ def record_problem(record: object, dataset: str) -> str | None:
     """Why ``record`` is not a valid record of ``dataset``'s file, or None if it is."""
     if not isinstance(record, dict):
         return f"not a JSON object ({type(record).__name__})"
+    edited = digest_problem(record)
+    if edited is not None:
+        return edited
     for name, kind in RECORD_FIELDS.items():
         if name not in record:
             return f"field {name!r} is missing"
@@ -308,7 +367,7 @@ class RecordStore:
         datasets = {record["dataset"] for record in records}
         if len(datasets) != 1:
             raise ValueError(f"append_many takes records of one dataset; got {sorted(datasets)}")
-        append_json_lines(self.path(records[0]["dataset"]), records)
+        append_json_lines(self.path(records[0]["dataset"]), [signed(record) for record in records])
 
 
 def _batch_key(line: bytes) -> tuple:

@@ -22,7 +22,7 @@ import argparse
 import warnings
 from collections import Counter
 
-from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
+from experiments.running.records import ABSENT, DIGESTS, RecordStore, differing_fields, record_key
 from experiments.running.unit import TIMING_FIELDS
 
 
@@ -37,12 +37,12 @@ def compare(
     a: dict[tuple, dict], b: dict[tuple, dict], ignored: tuple[str, ...] = ()
 ) -> tuple[int, Counter, Counter, int]:
     """(shared keys, fields that differ, fields present on one side only, shared records equal),
-    timing and ``ignored`` fields aside."""
+    timing, the digests (which cover the timing) and ``ignored`` fields aside."""
     differing, one_sided = Counter(), Counter()
     shared = a.keys() & b.keys()
     equal = 0
     for key in shared:
-        fields = differing_fields(a[key], b[key], (*TIMING_FIELDS, *ignored))
+        fields = differing_fields(a[key], b[key], (*TIMING_FIELDS, DIGESTS, *ignored))
         for field, (left, right) in fields.items():
             if left is ABSENT or right is ABSENT:
                 one_sided[field] += 1

@@ -1,8 +1,11 @@
 """Records as the runner writes them, for tests of the readers (made up: only their form matters)."""
 
+from experiments.running.records import signed
+
 
 def a_record(**changes):
-    """A valid record of ecoli (the fields the tables read), with ``changes``."""
+    """A valid record of ecoli (the fields the tables read), with ``changes``, signed as the runner
+    signs what it writes."""
     record = {
         "dataset": "ecoli",
         "config_hash": "c",
@@ -18,4 +21,4 @@ def a_record(**changes):
         "fit_seconds": 0.1,
         "predict_seconds": 0.01,
     }
-    return {**record, **changes}
+    return signed({**record, **changes})

@@ -331,7 +331,17 @@ def test_make_tables_refuses_a_bad_override_in_one_line(tmp_path, overrides, mes
 # (what is in the file after two valid records, the warning): each bad line is dropped, named by line.
 BAD_RECORD_LINES = [
     ("duplicated line", json.dumps(a_record()), r"ecoli\.jsonl: dropping 1 duplicate record\(s\) \(line 3\)"),
-    ("empty object", "{}", r"ecoli\.jsonl: dropping 1 line\(s\) .*\(line 3\): field 'dataset' is missing"),
+    ("empty object", "{}", r"ecoli\.jsonl: dropping 1 line\(s\) .*\(line 3\): field 'digests' is missing"),
+    (
+        "accuracy edited by hand",
+        json.dumps({**a_record(repetition=1, accuracy=0.8), "accuracy": 0.95}),
+        r"\(line 3\): field 'accuracy' does not match its digest",
+    ),
+    (
+        "unsigned, as written before digests",
+        json.dumps({k: v for k, v in a_record(repetition=1).items() if k != "digests"}),
+        r"\(line 3\): field 'digests' is missing .*experiments\.drivers\.sign_records",
+    ),
     ("null", "null", r"\(line 3\): not a JSON object \(NoneType\)"),
     ("a list", "[1, 2]", r"\(line 3\): not a JSON object \(list\)"),
     ("accuracy as text", json.dumps(a_record(repetition=1, accuracy="0.8")), r"field 'accuracy' is '0\.8'"),

@@ -182,10 +182,11 @@ def test_compare_records_finds_a_changed_result_and_ignores_timing(tmp_path):
     from scripts.tools import compare_records
     from tests.experiments.records_for_tests import a_record
 
-    base = a_record(split_units=1)
     for folder, changes in (("a", {}), ("b", {"fit_seconds": 9.0}), ("c", {"accuracy": 0.6, "new_field": 0})):
         (tmp_path / folder / "raw").mkdir(parents=True)
-        (tmp_path / folder / "raw" / "ecoli.jsonl").write_text(json.dumps({**base, **changes}) + "\n")
+        (tmp_path / folder / "raw" / "ecoli.jsonl").write_text(
+            json.dumps(a_record(split_units=1, **changes)) + "\n"
+        )
     a, b, c = (compare_records.records_by_key(tmp_path / name) for name in "abc")
     assert compare_records.compare(a, b) == (1, {}, {}, 1)
     shared, differing, one_sided, equal = compare_records.compare(a, c)

@@ -8,7 +8,7 @@ import experiments.running.runner as runner
 from experiments.reporting.sections.protocol import code_lines
 from experiments.running.composition import compose_config
 from experiments.running.plan import plan_run
-from experiments.running.records import RecordStore, record_problem
+from experiments.running.records import DIGESTS, RecordStore, record_problem, signed
 from experiments.running.runner import run_units
 from experiments.running.unit import TIMING_FIELDS
 
@@ -48,8 +48,8 @@ def test_confusion_counts_add_fields_and_change_no_other(with_and_without):
     assert not any("confusion" in r or "balanced_accuracy" in r for r in plain)
     for before, after in zip(plain, counted, strict=True):
         kept = {k: v for k, v in after.items() if k not in ("confusion", "balanced_accuracy")}
-        assert {k: v for k, v in kept.items() if k not in TIMING_FIELDS} == {
-            k: v for k, v in before.items() if k not in TIMING_FIELDS
+        assert {k: v for k, v in kept.items() if k not in (*TIMING_FIELDS, DIGESTS)} == {
+            k: v for k, v in before.items() if k not in (*TIMING_FIELDS, DIGESTS)
         }
 
 
@@ -71,10 +71,10 @@ def test_a_confusion_table_that_disagrees_with_its_record_is_named():
         "n_test": 4, "accuracy": 0.5, "n_levels": 1, "level_scores": [0.5], "config_hash": "abc",
         "version": "0.1.0", "fit_seconds": 0.1, "predict_seconds": 0.1, "split_units": 2,
     }  # fmt: skip
-    assert record_problem({**base, "confusion": [[2, 0], [2, 0]]}, "ecoli") is None
-    assert "n_test" in record_problem({**base, "confusion": [[2, 0], [1, 0]]}, "ecoli")
-    assert "accuracy" in record_problem({**base, "confusion": [[1, 1], [2, 0]]}, "ecoli")
-    assert "square" in record_problem({**base, "confusion": [[4, 0]]}, "ecoli")
+    assert record_problem(signed({**base, "confusion": [[2, 0], [2, 0]]}), "ecoli") is None
+    assert "n_test" in record_problem(signed({**base, "confusion": [[2, 0], [1, 0]]}), "ecoli")
+    assert "accuracy" in record_problem(signed({**base, "confusion": [[1, 1], [2, 0]]}), "ecoli")
+    assert "square" in record_problem(signed({**base, "confusion": [[4, 0]]}), "ecoli")
 
 
 def test_a_run_records_the_commit_it_started_from(with_and_without):
