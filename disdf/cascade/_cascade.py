@@ -368,8 +368,9 @@ class CascadeForestClassifier(
         }
         return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
 
-    #: The fewest held-out rows a fold may have (DisDF's cross-fitting needs 2).
-    _fewest_held_out_rows = 1
+    #: The fewest held-out rows a fold may have when copies are grouped: DisDF's cross-fitting cuts a
+    #: held-out set in two; gcForest's folds the same, so that both cascades share level 1.
+    _fewest_held_out_rows = 2
 
     def _check_weight_scale(self, weights: np.ndarray | None) -> None:
         """The trees and the level score read only the weights' ratios: any finite scale fits."""

@@ -315,11 +315,6 @@ class DisDFClassifier(CascadeForestClassifier):
         """
         return super().fit(X, y, sample_weight)
 
-    @property
-    def _fewest_held_out_rows(self) -> int:  # type: ignore[override]
-        """Cross-fitting cuts each fold model's held-out set into parts: two rows at least."""
-        return 2 if self.weight_fitting == "cross_fit" else 1
-
     def _prepare_fit(self, X, y, sample_weight=None):
         """The cascade's checks, then cross-fitting's: each fold model's held-out set is cut into
         parts, so it needs two examples at least (before any tree grows)."""

@@ -116,3 +116,23 @@ def test_disdf_cross_fits_on_data_of_few_distinct_rows():
         folds = stratified_folds(X, y, 3, seed, group_duplicates=True, who="test", min_rows=2)
         assert all(len(held_out) >= 2 for _, held_out in folds)
     DisDFClassifier(n_trees=5, random_state=0).fit(X, y)
+
+
+def test_both_cascades_share_level_1_on_grouped_folds():
+    """The runner grows level 1 once for gcForest and DisDF: both deal the same grouped folds (at
+    least 2 held-out rows each, what DisDF's cross-fitting needs), so DisDF fits on gcForest's level."""
+    from disdf.cascade._shared_first_level import fit_sharing_first_level
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, size=(100, 3)).astype(float)
+    y = (X.sum(axis=1) + rng.integers(0, 2, size=100) > 1.5).astype(int)
+    for seed in range(4):
+        _, disdf = fit_sharing_first_level(
+            [
+                CascadeForestClassifier(n_trees=5, random_state=seed),
+                DisDFClassifier(n_trees=5, random_state=seed),
+            ],
+            X,
+            y,
+        )
+        assert disdf.level_scores_ == DisDFClassifier(n_trees=5, random_state=seed).fit(X, y).level_scores_
