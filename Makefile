@@ -241,6 +241,7 @@ reproduce: install
 	mkdir -p $(HEADLINE_DIR)
 	cp -r $(STAGE)/raw $(HEADLINE_DIR)/raw
 	cp $(STAGE)/runs.jsonl $(HEADLINE_DIR)/runs.jsonl
+	cp $(STAGE)/configs.json $(HEADLINE_DIR)/configs.json
 	$(MAKE) tables figures ENGINE=$(ENGINE) RESULTS=$(HEADLINE_DIR)
 
 # The whole pipeline on all four datasets in about a minute, under results/quick/ (not committed).
@@ -262,12 +263,14 @@ mnist-full-disk: install
 	$(BIN)/python -m experiments.reporting.report --section mnist_full
 
 RESULTS ?= $(HEADLINE_DIR)
-EXPERIMENT ?= paper
+EXPERIMENT ?=
+CONFIG ?=
 # Every REPORT.md section of the run's folder (the headline's: all of them) and its tables, from the
-# records already there: nothing is computed. RESULTS names the folder (with either ENGINE), EXPERIMENT
-# the experiment whose records it holds (the refusals print both).
+# records already there: nothing is computed. RESULTS names the folder (with either ENGINE); the config
+# is the one its configs.json says made it (CONFIG=<hash> picks one of several; EXPERIMENT=<name>
+# gives another, refused unless the folder holds it).
 tables: install
-	$(BIN)/python -m experiments.reporting.report experiment=$(EXPERIMENT) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE)) runtime.output_dir=$(RESULTS)
+	$(BIN)/python -m experiments.reporting.report $(if $(CONFIG),--config $(CONFIG)) $(if $(EXPERIMENT),experiment=$(EXPERIMENT)) $(if $(filter fast,$(ENGINE)),,model.engine=$(ENGINE)) runtime.output_dir=$(RESULTS)
 
 # The paper's claims under each earlier rule set, each run by its own code from git history on the
 # headline's records (results/claims/rule_history.csv: needs the repository's history), then REPORT.md's

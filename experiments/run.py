@@ -29,6 +29,7 @@ from experiments.reporting.report import write_protocol
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.command_line import DEBUG_ENV, refuse_bad_command_line
 from experiments.running.composition import CONFIG_PATH
+from experiments.running.folder_configs import record_config
 from experiments.running.plan import RunPlan, plan_run
 from experiments.running.preflight import check_before_work
 from experiments.running.runner import run_units
@@ -78,6 +79,10 @@ def run_command(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
             # The config, decided once: what follows reads the plan.
             plan = plan_run(cfg, sweep_job(hydra_cfg))
             pools = check_before_work(plan)
+            # which config the folder's records are of, before the first: make tables re-renders it
+            record_config(
+                plan.runtime.output_dir, plan.config_hash, plan.experiment_name, hydra_cfg.overrides.task
+            )
             phase = "running units"
             summary = run_units(plan, FORCE_EXIT_AFTER_SECONDS, pools, then=report)
             if summary["interrupted"] or stop_requested():

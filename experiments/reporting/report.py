@@ -284,16 +284,21 @@ def write_report(plan: RunPlan, names: list[str] | None) -> None:
 def main(argv: list[str] | None = None) -> None:
     from experiments.running.command_line import check_command_line
     from experiments.running.composition import compose_config
+    from experiments.running.folder_configs import check_folder_holds, report_command
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--section", action="append", choices=SECTION_ORDER, help="a section (repeatable)")
-    parser.add_argument("overrides", nargs="*", help="Hydra overrides of the run (default: experiment=paper)")
+    parser.add_argument("--config", help="the config (hash) to re-render, in a folder that holds several")
+    parser.add_argument(
+        "overrides", nargs="*", help="Hydra overrides (default: the config the folder says made it)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     os.chdir(ROOT)  # output folders are relative to the checkout, as under `make`
     try:
         check_command_line(args.overrides)  # the runner's one-line refusal of a bad override
-        plan = plan_run(compose_config(*(args.overrides or ["experiment=paper"])))
+        plan = plan_run(compose_config(*report_command(args.overrides, args.config)))
+        check_folder_holds(plan.runtime.output_dir, plan.config_hash)  # never another config's tables
         run_interruptible(lambda: write_report(plan, args.section), "REPORT.md")
     except (ValueError, FolderInUseError) as error:
         print(f"Nothing was written. {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
