@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full grouped-folds reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -261,6 +261,15 @@ mnist-full-disk: install
 	$(BIN)/python scripts/tools/mnist_full.py experiment=mnist_full full_mnist.keep_fitted_levels=disk protocol.methods=$(DISK_METHODS) runtime.output_dir=build/mnist_disk
 	$(BIN)/python scripts/tools/merge_rows.py build/mnist_disk/mnist_full.csv results/bench/mnist_full_disk.csv --key method
 	$(BIN)/python -m experiments.reporting.report --section mnist_full
+
+# Copies of a row in one fold (issue [integrity-4]): the benchmark and the Ionosphere table rerun with
+# model.group_duplicates=true beside the committed records (which keep the paper's folds), what changed
+# (results/bench/grouped_folds*.csv), then APPENDIX.md's section.
+grouped-folds: install
+	$(BIN)/python -m experiments.run experiment=benchmark model.group_duplicates=true runtime.output_dir=results/benchmark_grouped
+	$(BIN)/python -m experiments.run experiment=table_ionosphere model.group_duplicates=true runtime.output_dir=results/ionosphere_grouped
+	$(BIN)/python scripts/evidence/compare_grouped_folds.py --record
+	$(BIN)/python -m experiments.reporting.report --section grouped_folds
 
 RESULTS ?= $(HEADLINE_DIR)
 EXPERIMENT ?=

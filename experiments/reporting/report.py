@@ -37,6 +37,7 @@ from experiments.reporting.sections import (
     claim_rows,
     claims,
     fit_profile,
+    grouped_folds,
     limitations,
     metric,
     mgs,
@@ -76,6 +77,7 @@ SECTIONS: tuple[Section, ...] = (
     baselines.SECTION,
     metric.SECTION,
     benchmark.DETAIL,
+    grouped_folds.SECTION,
     tuned_headline.SECTION,
     mgs.SECTION,
     run_details.SECTION,
@@ -89,7 +91,7 @@ SECTIONS: tuple[Section, ...] = (
 #: scanning per cell, the tuned headline).
 APPENDIX = (
     "cell_tables", "claim_rows", "paper_samples_detail", "audit", "weight_fitting", "baselines", "metric",
-    "benchmark_detail", "tuned_headline", "mgs",
+    "benchmark_detail", "grouped_folds", "tuned_headline", "mgs",
 )  # fmt: skip
 #: The sections that go to PERFORMANCE.md: the engineering, not the paper (runs, timings, full MNIST,
 #: speed, growing data, a large fit by part).
