@@ -77,3 +77,18 @@ def test_a_saved_model_with_flipped_bytes_is_refused_on_load(array, tmp_path):
     with pytest.raises(disdf.CorruptedModelError, match="corrupted: a forest's tree arrays"):
         pickle.loads(path.read_bytes())
     assert pickle.loads(pickle.dumps(model)).predict(X).tolist() == model.predict(X).tolist()  # intact
+
+
+def test_a_saved_model_whose_other_arrays_changed_is_refused_on_load(tmp_path):
+    """Beyond the tree arrays: bytes of DisDF's learned tree weights flipped in the saved file (wrong
+    class vectors, silently) are refused on load, naming the estimator."""
+    X, y = load_iris(return_X_y=True)
+    model = disdf.DisDFClassifier(n_trees=20, random_state=0).fit(X, y)
+    blob = bytearray(pickle.dumps(model, protocol=5))
+    target = np.ascontiguousarray(model.weights_[0][0]).tobytes()
+    start = blob.find(target[:64])
+    assert start > 0
+    blob[start : start + 8] = bytes(b ^ 0xFF for b in blob[start : start + 8])
+    with pytest.raises(disdf.CorruptedModelError, match="this DisDFClassifier's arrays"):
+        pickle.loads(bytes(blob))
+    assert pickle.loads(pickle.dumps(model)).predict(X).tolist() == model.predict(X).tolist()
