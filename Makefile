@@ -262,11 +262,12 @@ mnist-full-disk: install
 	$(BIN)/python scripts/tools/merge_rows.py build/mnist_disk/mnist_full.csv results/bench/mnist_full_disk.csv --key method
 	$(BIN)/python -m experiments.reporting.report --section mnist_full
 
-# Copies of a row in one fold (issue [integrity-4]): the benchmark and the Ionosphere table rerun with
+# Copies of a row in one fold (issue [integrity-4]): both benchmark regimes and the Ionosphere table rerun with
 # model.group_duplicates=true beside the committed records (which keep the paper's folds), what changed
 # (results/bench/grouped_folds*.csv), then APPENDIX.md's section.
 grouped-folds: install
 	$(BIN)/python -m experiments.run experiment=benchmark model.group_duplicates=true runtime.output_dir=results/benchmark_grouped
+	$(BIN)/python -m experiments.run experiment=benchmark_cv model.group_duplicates=true runtime.output_dir=results/benchmark_cv_grouped
 	$(BIN)/python -m experiments.run experiment=table_ionosphere model.group_duplicates=true runtime.output_dir=results/ionosphere_grouped
 	$(BIN)/python scripts/evidence/compare_grouped_folds.py --record
 	$(BIN)/python -m experiments.reporting.report --section grouped_folds

@@ -4,13 +4,13 @@
     python scripts/evidence/compare_grouped_folds.py --record   # -> results/bench/grouped_folds*.csv
 
 (without ``--record``: build/bench/). The committed records were made with the paper's folds (each row
-dealt alone); the reruns (``experiment=benchmark`` and ``table_ionosphere`` with
-``model.group_duplicates=true``, into results/benchmark_grouped and results/ionosphere_grouped)
+dealt alone); the reruns (``experiment=benchmark``, ``benchmark_cv`` and ``table_ionosphere`` with
+``model.group_duplicates=true``, into results/<experiment>_grouped and results/ionosphere_grouped)
 repeat them, unit for unit, with copies of a feature row in one fold.
 Per dataset (``grouped_folds.csv``): the units paired, how many are equal in every result field
 (accuracy, depth, every level's out-of-fold score), and per cascade the mean test accuracy and the
 mean out-of-fold score of the kept level before and after, beside the dataset's repeated rows
-(``duplicate_rows.csv``). The decisions (``grouped_folds_tests.csv``): the benchmark's declared tests
+(``duplicate_rows.csv``). The decisions (``grouped_folds_tests.csv``): each benchmark regime's declared tests
 (:mod:`experiments.analysis.benchmark`: Friedman, every contrast by Wilcoxon with Holm and by the
 Bayesian signed-rank test) and the headline's verdict on Ionosphere (the pooled DisDF - gcF with its
 TOST, :func:`experiments.reporting.sections.verdict.effect_rows`), each on both sets of records.
@@ -42,6 +42,7 @@ CASCADES = ("gcforest", "disdf", "disdf_tuned")
 VERDICTS = (("equivalent", "equivalent"), ("DisDF better", "above"), ("DisDF worse", "below"))
 PAIRS = (
     ("benchmark", ROOT / "results" / "benchmark", ROOT / "results" / "benchmark_grouped"),
+    ("benchmark_cv", ROOT / "results" / "benchmark_cv", ROOT / "results" / "benchmark_cv_grouped"),
     ("headline", ROOT / "results", ROOT / "results" / "ionosphere_grouped"),
 )
 
@@ -96,21 +97,19 @@ def test_row(experiment: str, side: str, test: str, statistic: float, p: float, 
     }
 
 
-def benchmark_tests(before: pd.DataFrame, after: pd.DataFrame) -> list[dict]:
+def benchmark_tests(name: str, before: pd.DataFrame, after: pd.DataFrame) -> list[dict]:
     rows = []
     for side, frame in (("before", before), ("after", after)):
         accuracies = dataset_accuracies(frame)
         ranked = ranking(accuracies)
         ranks = "; ".join(f"{m} {r:.2f}" for m, r in ranked.mean_ranks.items())
-        rows.append(test_row("benchmark", side, "friedman", ranked.statistic, ranked.p_value, ranks))
+        rows.append(test_row(name, side, "friedman", ranked.statistic, ranked.p_value, ranks))
         for c in contrasts(accuracies):
             probabilities = (
                 f"P worse {c.p_worse:.3f}, equivalent {c.p_equivalent:.3f}, better {c.p_better:.3f}"
             )
-            name = f"{c.treatment} - {c.baseline}"
-            rows.append(
-                test_row("benchmark", side, name, c.mean_pp, c.holm_p, f"{c.verdict} ({probabilities})")
-            )
+            contrast = f"{c.treatment} - {c.baseline}"
+            rows.append(test_row(name, side, contrast, c.mean_pp, c.holm_p, f"{c.verdict} ({probabilities})"))
     return rows
 
 
@@ -147,7 +146,7 @@ def main() -> None:
         datasets += per_dataset(name, joined, repeated)
         changed = sorted(joined.loc[~joined["equal"], "dataset"].unique())
         print(f"{name}: {len(joined)} units paired, {int((~joined['equal']).sum())} changed, in {changed}")
-        tests += benchmark_tests(before, after) if name == "benchmark" else headline_tests(before, after)
+        tests += headline_tests(before, after) if name == "headline" else benchmark_tests(name, before, after)
     write_csv(bench_output(args, "grouped_folds"), datasets)
     write_csv(bench_output(args, "grouped_folds_tests"), tests)
     for row in tests:

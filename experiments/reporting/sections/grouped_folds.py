@@ -52,7 +52,7 @@ def _opening(count: pd.DataFrame, datasets: pd.DataFrame) -> list[str]:
         + (", ".join(f"{r.dataset} {r.repeated_rows_f32} rows" for r in with_copies.itertuples()) or "none")
         + f"; {int((keel['repeated_rows_f32'] > 0).sum())} of the {len(keel)} KEEL tables, "
         f"{int((keel['rows_with_other_label_copies_f32'] > 0).sum())} with copies of another label. The "
-        "benchmark and the Ionosphere table were rerun with copies grouped, unit for unit "
+        "benchmark's two regimes and the Ionosphere table were rerun with copies grouped, unit for unit "
         f"(`scripts/evidence/compare_grouped_folds.py` → `{DATASETS_CSV}`): "
         f"{int(datasets['units'].sum()):,} units paired, "
         f"{int((datasets['units'] - datasets['units_equal']).sum()):,} changed, all in the {len(changed)} "
