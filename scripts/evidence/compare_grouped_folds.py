@@ -120,11 +120,11 @@ def headline_tests(before: pd.DataFrame, after: pd.DataFrame) -> list[dict]:
         effect = effect_rows(frame[frame["dataset"] == "ionosphere"], paper).iloc[0]
         # the verdict's tests: TOST within the margin, or a difference beyond it either way
         decided = [word for word, test in VERDICTS if effect[test]]
-        interval = f"CI [{100 * effect['ci_low']:.2f}, {100 * effect['ci_high']:.2f}]"
+        interval = f"CI [{effect['ci_low']:+.2f}, {effect['ci_high']:+.2f}] pp"
         cells = f"cells DisDF better / worse: {effect['better']} / {effect['worse']}"
         detail = f"{(decided or ['not decided'])[0]}; {interval}; {cells}"
         rows.append(
-            test_row("headline", side, "ionosphere DisDF - gcF", 100 * effect["mean"], float("nan"), detail)
+            test_row("headline", side, "ionosphere DisDF - gcF", effect["mean"], float("nan"), detail)
         )
     return rows
 
