@@ -22,7 +22,8 @@ Folds = list[tuple[np.ndarray, np.ndarray]]
 def duplicate_groups(X: np.ndarray) -> np.ndarray | None:
     """The group of each row (rows of equal values, as the trees compare them, share one), or None
     when no two rows are equal."""
-    values = np.ascontiguousarray(X, dtype=np.float32) + np.float32(0.0)  # -0.0 and 0.0: one value
+    values = np.array(X, dtype=np.float32, order="C")  # one copy (a level's input is wider than X)
+    values += np.float32(0.0)  # -0.0 and 0.0: one value
     rows = values.view(np.dtype((np.void, values.dtype.itemsize * values.shape[1]))).ravel()
     _, first, groups = np.unique(rows, return_index=True, return_inverse=True)
     if len(first) == len(rows):
