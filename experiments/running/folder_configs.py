@@ -1,7 +1,7 @@
 """Which configs made a results folder: ``configs.json`` beside its records.
 
 A run writes, before its first unit, its config hash with the overrides that compose it (those of
-the command line but the runtime's, which change no record: ``runtime.*`` and ``hydra.*``), so that
+the command line but those that change no record: ``runtime.*``, ``hydra.*``, ``data.dir``), so that
 ``make tables RESULTS=<folder>`` re-renders that config's tables without the user repeating them
 (:func:`report_overrides`). A folder of several configs is refused in one line listing them and the
 override that picks one (``CONFIG=<hash>``); overrides given that compose a config the folder does
@@ -18,8 +18,8 @@ from disdf._utils.atomic_files import write_text_atomically
 
 #: The file of a results folder that names its configs.
 CONFIGS_FILE = "configs.json"
-#: Overrides that change no record: not part of a folder's config.
-RUNTIME_KEYS = ("runtime.", "hydra.")
+#: Overrides that change no record (where it runs, where the checksummed data lie): not a folder's config.
+RUNTIME_KEYS = ("runtime.", "hydra.", "data.dir")
 
 
 def _key(override: str) -> str:
