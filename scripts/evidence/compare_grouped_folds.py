@@ -13,7 +13,9 @@ mean out-of-fold score of the kept level before and after, beside the dataset's 
 (``duplicate_rows.csv``). The decisions (``grouped_folds_tests.csv``): each benchmark regime's declared tests
 (:mod:`experiments.analysis.benchmark`: Friedman, every contrast by Wilcoxon with Holm and by the
 Bayesian signed-rank test) and the headline's verdict on Ionosphere (the pooled DisDF - gcF with its
-TOST, :func:`experiments.reporting.sections.verdict.effect_rows`), each on both sets of records.
+TOST, :func:`experiments.reporting.sections.verdict.effect_rows`), each on both sets of records, and
+per cascade the test accuracy's change, its mean over the datasets and the largest drops (side
+``change``).
 """
 
 from __future__ import annotations
@@ -129,6 +131,21 @@ def headline_tests(before: pd.DataFrame, after: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def accuracy_changes(name: str, joined: pd.DataFrame) -> list[dict]:
+    """Per cascade: the test accuracy's change (pp), its mean over the datasets (each one unit, as the
+    benchmark's tests count them), and the datasets of the largest drops."""
+    rows = []
+    for method in CASCADES:
+        mine = joined[joined["method"] == method]
+        if mine.empty:
+            continue
+        change = 100 * (mine["accuracy_after"] - mine["accuracy_before"]).groupby(mine["dataset"]).mean()
+        largest = ", ".join(f"{d} {v:+.1f}" for d, v in change.nsmallest(3).items() if v < 0) or "none"
+        detail = f"over {len(change)} datasets; largest drops: {largest}"
+        rows.append(test_row(name, "change", f"test accuracy, {method}", change.mean(), float("nan"), detail))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_record_flag(parser)
@@ -147,6 +164,7 @@ def main() -> None:
         changed = sorted(joined.loc[~joined["equal"], "dataset"].unique())
         print(f"{name}: {len(joined)} units paired, {int((~joined['equal']).sum())} changed, in {changed}")
         tests += headline_tests(before, after) if name == "headline" else benchmark_tests(name, before, after)
+        tests += accuracy_changes(name, joined)
     write_csv(bench_output(args, "grouped_folds"), datasets)
     write_csv(bench_output(args, "grouped_folds_tests"), tests)
     for row in tests:
