@@ -52,7 +52,10 @@ def _opening(count: pd.DataFrame, datasets: pd.DataFrame) -> list[str]:
         "(`group_duplicates=True`; without copies the folds are unchanged, bit for bit). The reproduction "
         "keeps the paper's folds (decided before the reruns below, as the paper's method is what it "
         f"reproduces). Copies in the data (`{COUNT_CSV}`): among the paper's datasets "
-        + (", ".join(f"{r.dataset}, {r.repeated_rows_f32} repeated rows" for r in with_copies.itertuples()) or "none")
+        + (
+            ", ".join(f"{r.dataset}, {r.repeated_rows_f32} repeated rows" for r in with_copies.itertuples())
+            or "none"
+        )
         + f"; {int((keel['repeated_rows_f32'] > 0).sum())} of the {len(keel)} KEEL tables, "
         f"{int((keel['rows_with_other_label_copies_f32'] > 0).sum())} with copies of another label. The "
         "benchmark's two regimes and the Ionosphere table were rerun with copies grouped, unit for unit "
