@@ -266,9 +266,9 @@ mnist-full-disk: install
 # model.group_duplicates=true beside the committed records (which keep the paper's folds), what changed
 # (results/bench/grouped_folds*.csv), then APPENDIX.md's section.
 grouped-folds: install
-	$(BIN)/python -m experiments.run experiment=benchmark model.group_duplicates=true runtime.output_dir=results/benchmark_grouped
-	$(BIN)/python -m experiments.run experiment=benchmark_cv model.group_duplicates=true runtime.output_dir=results/benchmark_cv_grouped
-	$(BIN)/python -m experiments.run experiment=table_ionosphere model.group_duplicates=true runtime.output_dir=results/ionosphere_grouped
+	$(BIN)/python -m experiments.run experiment=benchmark_grouped
+	$(BIN)/python -m experiments.run experiment=benchmark_cv_grouped
+	$(BIN)/python -m experiments.run experiment=ionosphere_grouped
 	$(BIN)/python scripts/evidence/compare_grouped_folds.py --record
 	$(BIN)/python -m experiments.reporting.report --section grouped_folds
 

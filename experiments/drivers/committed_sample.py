@@ -81,12 +81,10 @@ class CommittedSample:
 BENCHMARK_TABLES = [f"{KEEL_PREFIX}{name}" for name in KEEL_TABLES]
 
 
-def table_parts(count: int, tables: Sequence[str] = BENCHMARK_TABLES, *overrides: str) -> tuple[Part, ...]:
-    """The KEEL ``tables`` dealt into ``count`` parts of about equal work for the test's workers, each
-    run with ``overrides`` too."""
+def table_parts(count: int, tables: Sequence[str] = BENCHMARK_TABLES) -> tuple[Part, ...]:
+    """The KEEL ``tables`` dealt into ``count`` parts of about equal work for the test's workers."""
     return tuple(
-        Part(f"tables-{part}", (f"datasets=[{','.join(tables[part::count])}]", *overrides))
-        for part in range(count)
+        Part(f"tables-{part}", (f"datasets=[{','.join(tables[part::count])}]",)) for part in range(count)
     )
 
 
@@ -99,10 +97,6 @@ def tables_with_copies() -> list[str]:
     return [
         row["dataset"] for row in rows if row["dataset"] in BENCHMARK_TABLES and int(row["repeated_rows_f32"])
     ]
-
-
-#: The grouped reruns' override (make grouped-folds).
-GROUPED = "model.group_duplicates=true"
 
 
 #: The experiments whose records are committed, and what of each is rerun. The smallest N keeps
@@ -170,24 +164,17 @@ SAMPLES: tuple[CommittedSample, ...] = (
     ),
     # Copies of a row in one fold (make grouped-folds): the tables with copies, both regimes, and the
     # Ionosphere table's first split at N = 120 (where its draws hold both copies most often).
-    CommittedSample(
-        "benchmark_grouped",
-        "benchmark",
-        "results/benchmark_grouped",
-        parts=table_parts(2, tables_with_copies(), GROUPED),
+    *(
+        CommittedSample(
+            f"{name}_grouped",
+            f"{name}_grouped",
+            f"results/{name}_grouped",
+            parts=table_parts(2, tables_with_copies()),
+        )
+        for name in ("benchmark", "benchmark_cv")
     ),
     CommittedSample(
-        "benchmark_cv_grouped",
-        "benchmark_cv",
-        "results/benchmark_cv_grouped",
-        parts=table_parts(2, tables_with_copies(), GROUPED),
-    ),
-    CommittedSample(
-        "ionosphere_grouped",
-        "table_ionosphere",
-        "results/ionosphere_grouped",
-        ("protocol.Ns=[120]",),
-        parts=(Part("all", (GROUPED,)),),
+        "ionosphere_grouped", "ionosphere_grouped", "results/ionosphere_grouped", ("protocol.Ns=[120]",)
     ),
 )
 

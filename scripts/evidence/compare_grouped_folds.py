@@ -4,8 +4,8 @@
     python scripts/evidence/compare_grouped_folds.py --record   # -> results/bench/grouped_folds*.csv
 
 (without ``--record``: build/bench/). The committed records were made with the paper's folds (each row
-dealt alone); the reruns (``experiment=benchmark``, ``benchmark_cv`` and ``table_ionosphere`` with
-``model.group_duplicates=true``, into results/<experiment>_grouped and results/ionosphere_grouped)
+dealt alone); the reruns (``experiment=benchmark_grouped``, ``benchmark_cv_grouped`` and
+``ionosphere_grouped``: those experiments with ``model.group_duplicates=true``, into results/<name>/)
 repeat them, unit for unit, with copies of a feature row in one fold.
 Per dataset (``grouped_folds.csv``): the units paired, how many are equal in every result field
 (accuracy, depth, every level's out-of-fold score), and per cascade the mean test accuracy and the
