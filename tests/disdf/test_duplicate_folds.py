@@ -106,16 +106,27 @@ def test_the_scanner_groups_copies_too():
         assert all((row in examples) == (row + 30 in examples) for examples in train)
 
 
+def few_distinct_rows() -> tuple[np.ndarray, np.ndarray]:
+    """100 rows of 5 distinct feature rows, repeated 40, 30, 20, 9 and 1 times, random labels: grouped,
+    the lone row is often a fold of its own."""
+    X = np.repeat(np.arange(10.0).reshape(5, 2), [40, 30, 20, 9, 1], axis=0)
+    return X, np.random.default_rng(0).integers(0, 2, size=100)
+
+
 def test_disdf_cross_fits_on_data_of_few_distinct_rows():
-    """Few distinct rows (titanic's kind): no fold is left with fewer than the 2 held-out rows that
-    DisDF's cross-fitting cuts in two; the fit completes."""
-    rng = np.random.default_rng(4)
-    X = rng.integers(0, 2, size=(100, 3)).astype(float)  # at most 8 distinct rows
-    y = (X.sum(axis=1) + rng.integers(0, 2, size=100) > 1.5).astype(int)
-    for seed in range(10):
+    """No fold is left with fewer than the 2 held-out rows DisDF's cross-fitting cuts in two (the
+    grouping alone leaves the lone row a fold of one row for most seeds); DisDF fits."""
+    X, y = few_distinct_rows()
+    alone = [
+        min(len(h) for _, h in stratified_folds(X, y, 3, s, group_duplicates=True, who="t"))
+        for s in range(20)
+    ]
+    assert min(alone) == 1  # what would stop DisDF's cross-fitting
+    for seed in range(20):
         folds = stratified_folds(X, y, 3, seed, group_duplicates=True, who="test", min_rows=2)
         assert all(len(held_out) >= 2 for _, held_out in folds)
-    DisDFClassifier(n_trees=5, random_state=0).fit(X, y)
+    for seed in range(3):
+        DisDFClassifier(n_trees=5, random_state=seed).fit(X, y)
 
 
 def test_both_cascades_share_level_1_on_grouped_folds():
@@ -123,9 +134,7 @@ def test_both_cascades_share_level_1_on_grouped_folds():
     least 2 held-out rows each, what DisDF's cross-fitting needs), so DisDF fits on gcForest's level."""
     from disdf.cascade._shared_first_level import fit_sharing_first_level
 
-    rng = np.random.default_rng(5)
-    X = rng.integers(0, 2, size=(100, 3)).astype(float)
-    y = (X.sum(axis=1) + rng.integers(0, 2, size=100) > 1.5).astype(int)
+    X, y = few_distinct_rows()
     for seed in range(4):
         _, disdf = fit_sharing_first_level(
             [
