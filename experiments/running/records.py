@@ -60,7 +60,7 @@ RECORD_FIELDS: dict[str, type] = {
 }
 #: Lines listed by name in a warning about dropped lines; the rest are counted.
 LINES_NAMED = 10
-#: The field of a record that holds the digest of each of its other fields.
+#: The field of a record that holds its digests: the whole record's, then each other field's.
 DIGESTS = "digests"
 #: What a reader says of a record without digests.
 UNSIGNED = (
