@@ -32,26 +32,26 @@ def duplicate_groups(X: np.ndarray) -> np.ndarray | None:
 
 
 def stratified_folds(
-    X: np.ndarray,
     y_code: np.ndarray,
     n_folds: int,
     seed: int,
+    groups: np.ndarray | None,
     *,
-    group_duplicates: bool,
     who: str,
     min_rows: int = 1,
 ) -> Folds:
-    """``StratifiedKFold(n_folds, shuffle=True, random_state=seed)``'s folds of (X, y), with each
-    row that repeats an earlier row's features moved into that row's fold (``group_duplicates``).
+    """``StratifiedKFold(n_folds, shuffle=True, random_state=seed)``'s folds of y (they depend on the
+    labels alone), with each row of a group of copies moved into the fold of its group's first row.
 
-    ``X``: the rows whose copies are grouped (a cascade's original features, not the class vectors
-    its levels add: copies of a row share a fold, hence their class vectors too). A fold the grouping
-    leaves with fewer than ``min_rows`` rows (DisDF's cross-fitting cuts each held-out set in two at
-    least) receives whole groups from the fold of most groups; data of too few distinct rows for that
-    is refused in one line naming ``group_duplicates`` (``who``: the estimator).
+    ``groups``: :func:`duplicate_groups` of the rows whose copies are grouped (a cascade's original
+    features, not the class vectors its levels add: copies of a row share a fold, hence their class
+    vectors too), computed once per fit; None: every row dealt alone. A fold the grouping leaves with
+    fewer than ``min_rows`` rows (DisDF's cross-fitting cuts each held-out set in two at least)
+    receives whole groups from the fold of most groups; data of too few distinct rows for that is
+    refused in one line naming ``group_duplicates`` (``who``: the estimator).
     """
-    folds = list(StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed).split(X, y_code))
-    groups = duplicate_groups(X) if group_duplicates else None
+    splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    folds = list(splitter.split(np.zeros(len(y_code)), y_code))
     if groups is None:
         return folds
     fold_of = np.empty(len(y_code), dtype=np.intp)

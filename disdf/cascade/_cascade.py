@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
-from disdf._utils.folds import stratified_folds
+from disdf._utils.folds import duplicate_groups, stratified_folds
 from disdf._utils.labels import encode_labels
 from disdf._utils.malloc_trim import release_free_memory
 from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estimator_parameters
@@ -335,7 +335,7 @@ class CascadeForestClassifier(
         levels grow the same level 1 from the same seeds; it is grown once at the largest
         ``n_trees`` and passed to each one's :meth:`_fit_with_first_level`."""
         X, y_code, specs, rng, tree_params, sample_weight = self._prepare_fit(X, y)
-        return self._fit_level_trees(X, y_code, specs, rng, tree_params, sample_weight)
+        return self._fit_level_trees(X, y_code, specs, rng, tree_params, sample_weight, self._copies_of(X))
 
     def _prepare_fit(
         self, X, y, sample_weight=None
@@ -387,6 +387,7 @@ class CascadeForestClassifier(
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
         stopping = StoppingRule(self.tol, self.patience, self.max_levels)
+        copies = self._copies_of(X)  # once per fit: every level groups the same rows of X
         with FitProgress(type(self).__name__, int(self.verbose), self.max_levels) as progress:
             for level_index in range(self.max_levels):
                 progress.start_level()
@@ -394,7 +395,9 @@ class CascadeForestClassifier(
                 if level_index == 0 and first_level is not None:
                     fit = self._take_first_level(first_level, specs, rng, sample_weight)
                 else:
-                    fit = self._fit_level_trees(features, y_code, specs, rng, tree_params, sample_weight)
+                    fit = self._fit_level_trees(
+                        features, y_code, specs, rng, tree_params, sample_weight, copies
+                    )
                 forests, weight_fit = self._level_weights(fit, y_code, level_index)
                 oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
                 score = level_accuracy(oof, y_code, sample_weight)
@@ -450,13 +453,14 @@ class CascadeForestClassifier(
         split_seed = int(rng.randint(SEED_HIGH))
         return split_seed, rng.randint(SEED_HIGH, size=(len(specs), self.n_folds))
 
-    def _fit_level_trees(self, features, y_code, specs, rng, tree_params, sample_weight=None) -> LevelFit:
+    def _copies_of(self, X: np.ndarray) -> np.ndarray | None:
+        """The groups of equal rows of X that share a fold at every level (None: group_duplicates off)."""
+        return duplicate_groups(X) if self.group_duplicates else None
+
+    def _fit_level_trees(self, features, y_code, specs, rng, tree_params, sample_weight, copies) -> LevelFit:
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        folds = stratified_folds(  # copies of an original feature row share a fold, so their vectors too
-            features[:, : self.n_features_in_], y_code, self.n_folds, split_seed,
-            group_duplicates=self.group_duplicates, who=type(self).__name__,
-            min_rows=self._fewest_held_out_rows,
-        )  # fmt: skip
+        min_rows, who = self._fewest_held_out_rows, type(self).__name__
+        folds = stratified_folds(y_code, self.n_folds, split_seed, copies, who=who, min_rows=min_rows)
         check_fold_weights(type(self).__name__, sample_weight, folds)
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
         # converting once here, not per fold model, halves every fold's copy of the training rows.

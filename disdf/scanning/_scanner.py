@@ -26,7 +26,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from disdf._utils.float32_input import check_float32_range
-from disdf._utils.folds import stratified_folds
+from disdf._utils.folds import duplicate_groups, stratified_folds
 from disdf._utils.labels import encode_labels
 from disdf._utils.parameters import (
     Boolean,
@@ -254,14 +254,8 @@ class MultiGrainedScanner(VersionedPickle, TransformerMixin, BaseEstimator):
         split_seed = int(rng.randint(SEED_HIGH))
         # Every seed drawn here, in a fixed order: results do not depend on n_jobs.
         seeds = rng.randint(SEED_HIGH, size=(len(geometries), len(SCANNING_FORESTS), self.n_folds))
-        folds = stratified_folds(
-            X,
-            y_code,
-            self.n_folds,
-            split_seed,
-            group_duplicates=self.group_duplicates,
-            who=type(self).__name__,
-        )
+        copies = duplicate_groups(X) if self.group_duplicates else None
+        folds = stratified_folds(y_code, self.n_folds, split_seed, copies, who=type(self).__name__)
         fitted = [
             self._fit_window_size(g, X, y_code, weights, folds, seeds[i]) for i, g in enumerate(geometries)
         ]

@@ -33,7 +33,7 @@ def test_same_label_copies_stay_in_one_fold():
     X, y = make_classification(n_samples=150, n_features=6, random_state=1)
     X = np.vstack([X, X[:50], X[:20]])  # 50 rows twice or three times, with their own labels
     y = np.concatenate([y, y[:50], y[:20]])
-    folds = stratified_folds(X, y, 3, seed=7, group_duplicates=True, who="test")
+    folds = stratified_folds(y, 3, 7, duplicate_groups(X), who="test")
     fold_of = np.empty(len(y), dtype=int)
     for k, (train, held_out) in enumerate(folds):
         fold_of[held_out] = k
@@ -61,7 +61,7 @@ def test_without_copies_the_folds_and_the_model_are_unchanged(estimator):
     assert duplicate_groups(X) is None
     expected = list(StratifiedKFold(3, shuffle=True, random_state=11).split(X, y))
     for (train, test), (train_g, test_g) in zip(
-        expected, stratified_folds(X, y, 3, 11, group_duplicates=True, who="test"), strict=True
+        expected, stratified_folds(y, 3, 11, duplicate_groups(X), who="test"), strict=True
     ):
         np.testing.assert_array_equal(train, train_g)
         np.testing.assert_array_equal(test, test_g)
@@ -92,7 +92,7 @@ def test_few_distinct_rows_leave_no_fold_empty():
     X = np.repeat(np.arange(8.0).reshape(4, 2), 4, axis=0)
     y = np.tile([0, 1], 8)
     for seed in range(20):
-        folds = stratified_folds(X, y, 3, seed, group_duplicates=True, who="test")
+        folds = stratified_folds(y, 3, seed, duplicate_groups(X), who="test")
         assert all(len(held_out) > 0 for _, held_out in folds)
 
 
@@ -118,12 +118,11 @@ def test_disdf_cross_fits_on_data_of_few_distinct_rows():
     grouping alone leaves the lone row a fold of one row for most seeds); DisDF fits."""
     X, y = few_distinct_rows()
     alone = [
-        min(len(h) for _, h in stratified_folds(X, y, 3, s, group_duplicates=True, who="t"))
-        for s in range(20)
+        min(len(h) for _, h in stratified_folds(y, 3, s, duplicate_groups(X), who="t")) for s in range(20)
     ]
     assert min(alone) == 1  # what would stop DisDF's cross-fitting
     for seed in range(20):
-        folds = stratified_folds(X, y, 3, seed, group_duplicates=True, who="test", min_rows=2)
+        folds = stratified_folds(y, 3, seed, duplicate_groups(X), who="test", min_rows=2)
         assert all(len(held_out) >= 2 for _, held_out in folds)
     for seed in range(3):
         DisDFClassifier(n_trees=5, random_state=seed).fit(X, y)
