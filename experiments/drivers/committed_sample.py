@@ -33,9 +33,9 @@ from experiments.reporting.sections.audit import GRID, MECHANISMS
 from experiments.running.composition import compose_config
 from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES
 from experiments.running.plan import RunPlan, plan_run
-from experiments.running.records import ABSENT, DIGESTS, RecordStore, differing_fields, record_key
+from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
 from experiments.running.runner import run_units
-from experiments.running.unit import TIMING_FIELDS
+from experiments.running.unit import RERUN_VARYING_FIELDS
 
 #: The solver's diagnostics: with another numpy, scipy or OpenBLAS build the Newton step's products
 #: round differently and the mean iterations move by hundredths (README, "Reproducing the paper");
@@ -45,7 +45,7 @@ BUILD_DEPENDENT_FIELDS = ("solver_mean_iter", "solver_max_relative_gap")
 PROVENANCE_FIELDS = ("machine", "commit", "start_commit", "start_dirty", "end_commit", "libraries")
 #: The fields a rerun may change: everything else must equal the committed record (the digests then
 #: differ only where those fields do, and each side's are checked when it is read).
-IGNORED_FIELDS = frozenset((*TIMING_FIELDS, *BUILD_DEPENDENT_FIELDS, *PROVENANCE_FIELDS, DIGESTS))
+IGNORED_FIELDS = frozenset((*RERUN_VARYING_FIELDS, *BUILD_DEPENDENT_FIELDS, *PROVENANCE_FIELDS))
 #: The field of a :class:`Difference` that says a whole record is on one side only.
 RECORD = "<record>"
 #: Differences listed per experiment on the command line (all of them are counted).

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.running.records import DIGESTS, RecordStore
-from experiments.running.unit import TIMING_FIELDS
+from experiments.running.records import RecordStore
+from experiments.running.unit import RERUN_VARYING_FIELDS
 from experiments.safety.durable import read_json_lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,15 +71,13 @@ def recorded_keys(raw_dir: Path) -> list[tuple]:
         return keys
 
 
-#: The fields a repeated run may change.
-UNTIMED = frozenset((*TIMING_FIELDS, DIGESTS))
-
-
 def records_without_timing(raw_dir: Path) -> dict[str, list[str]]:
     """Each raw file as its lines in order, timing fields (and the digests, which cover them) removed."""
     return {
         path.name: [
-            json.dumps({k: v for k, v in json.loads(line).items() if k not in UNTIMED}, sort_keys=True)
+            json.dumps(
+                {k: v for k, v in json.loads(line).items() if k not in RERUN_VARYING_FIELDS}, sort_keys=True
+            )
             for line in path.read_text(encoding="utf-8").splitlines()
         ]
         for path in sorted(raw_dir.glob("*.jsonl"))

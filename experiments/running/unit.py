@@ -15,10 +15,13 @@ from sklearn.metrics import balanced_accuracy_score, confusion_matrix
 from disdf import CascadeForestClassifier, WeightSolverError
 from disdf.cascade._shared_first_level import fit_sharing_first_level
 from experiments.running.protocol import Split, Unit
+from experiments.running.records import DIGESTS
 from experiments.running.scanned_inputs import Inputs, split_inputs
 
 #: Record fields that measure time: they differ between runs, nothing else may.
 TIMING_FIELDS = ("fit_seconds", "predict_seconds", "solver_seconds", "split_fit_seconds")
+#: What a rerun of the same unit may change in its record: the timings, and the digests that cover them.
+RERUN_VARYING_FIELDS = (*TIMING_FIELDS, DIGESTS)
 #: What the protocol sets per unit on a method's estimator, where the estimator takes it.
 PER_UNIT = ("n_trees", "random_state", "n_jobs")
 

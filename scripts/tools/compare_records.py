@@ -22,8 +22,8 @@ import argparse
 import warnings
 from collections import Counter
 
-from experiments.running.records import ABSENT, DIGESTS, RecordStore, differing_fields, record_key
-from experiments.running.unit import TIMING_FIELDS
+from experiments.running.records import ABSENT, RecordStore, differing_fields, record_key
+from experiments.running.unit import RERUN_VARYING_FIELDS
 
 
 def records_by_key(run_dir: Path) -> dict[tuple, dict]:
@@ -42,7 +42,7 @@ def compare(
     shared = a.keys() & b.keys()
     equal = 0
     for key in shared:
-        fields = differing_fields(a[key], b[key], (*TIMING_FIELDS, DIGESTS, *ignored))
+        fields = differing_fields(a[key], b[key], (*RERUN_VARYING_FIELDS, *ignored))
         for field, (left, right) in fields.items():
             if left is ABSENT or right is ABSENT:
                 one_sided[field] += 1

@@ -15,9 +15,9 @@ from experiments.reporting.report import write_protocol
 from experiments.running.composition import compose_config
 from experiments.running.plan import plan_run
 from experiments.running.protocol import Pool, draw_split, split_seed
-from experiments.running.records import DIGESTS, RecordStore
+from experiments.running.records import RecordStore
 from experiments.running.runner import run_units
-from experiments.running.unit import TIMING_FIELDS
+from experiments.running.unit import RERUN_VARYING_FIELDS
 from experiments.safety.provenance import library_versions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ EXPERIMENTS = {
     "smoke": ["ionosphere", "ecoli"],
     "mnist_full": ["mnist"],
 }
-TIMING = (*TIMING_FIELDS, DIGESTS)  # the digests cover the timing fields
+TIMING = RERUN_VARYING_FIELDS
 
 
 def make_config(*overrides):

@@ -8,9 +8,9 @@ import experiments.running.runner as runner
 from experiments.reporting.sections.protocol import code_lines
 from experiments.running.composition import compose_config
 from experiments.running.plan import plan_run
-from experiments.running.records import DIGESTS, RecordStore, record_problem, signed
+from experiments.running.records import RecordStore, record_problem, signed
 from experiments.running.runner import run_units
-from experiments.running.unit import TIMING_FIELDS
+from experiments.running.unit import RERUN_VARYING_FIELDS
 
 
 def smoke(output, data_dir, *overrides):
@@ -48,8 +48,8 @@ def test_confusion_counts_add_fields_and_change_no_other(with_and_without):
     assert not any("confusion" in r or "balanced_accuracy" in r for r in plain)
     for before, after in zip(plain, counted, strict=True):
         kept = {k: v for k, v in after.items() if k not in ("confusion", "balanced_accuracy")}
-        assert {k: v for k, v in kept.items() if k not in (*TIMING_FIELDS, DIGESTS)} == {
-            k: v for k, v in before.items() if k not in (*TIMING_FIELDS, DIGESTS)
+        assert {k: v for k, v in kept.items() if k not in RERUN_VARYING_FIELDS} == {
+            k: v for k, v in before.items() if k not in RERUN_VARYING_FIELDS
         }
 
 
