@@ -10,6 +10,7 @@ from disdf._utils.parameters import InvalidParameterError
 from disdf._utils.persistence import VERSION, CorruptedModelError, ModelVersionError
 from disdf.cascade import (
     CascadeForestClassifier,
+    CascadeForestRegressor,
     DisDFClassifier,
     InsufficientMemoryError,
     SolverFallbackWarning,
@@ -33,6 +34,7 @@ __version__ = VERSION
 
 __all__ = [
     "CascadeForestClassifier",
+    "CascadeForestRegressor",
     "CorruptedModelError",
     "DataFileError",
     "DisDFClassifier",

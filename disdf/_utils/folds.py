@@ -13,7 +13,7 @@ together too, but it deals every fold anew, also on data without copies.)
 from __future__ import annotations
 
 import numpy as np
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold
 
 #: (training rows, held-out rows) per fold, increasing, as scikit-learn's splitters give them.
 Folds = list[tuple[np.ndarray, np.ndarray]]
@@ -52,18 +52,34 @@ def stratified_folds(
     """
     splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
     folds = list(splitter.split(np.zeros(len(y_code)), y_code))
-    if groups is None:
-        return folds
-    fold_of = np.empty(len(y_code), dtype=np.intp)
+    return folds if groups is None else copies_together(folds, groups, who=who, min_rows=min_rows)
+
+
+def shuffled_folds(
+    n_samples: int, n_folds: int, seed: int, groups: np.ndarray | None, *, who: str, min_rows: int = 1
+) -> Folds:
+    """``KFold(n_folds, shuffle=True, random_state=seed)``'s folds of n rows (the regressor's: its target
+    has no classes to stratify; DF21's regressor deals them so too), copies kept together as
+    :func:`stratified_folds` keeps them."""
+    folds = list(KFold(n_splits=n_folds, shuffle=True, random_state=seed).split(np.zeros((n_samples, 1))))
+    return folds if groups is None else copies_together(folds, groups, who=who, min_rows=min_rows)
+
+
+def copies_together(folds: Folds, groups: np.ndarray, *, who: str, min_rows: int) -> Folds:
+    """The folds with each row of a group of copies moved into the fold of its group's first row, and a
+    fold left with fewer than ``min_rows`` rows given whole groups (:func:`stratified_folds`)."""
+    n_folds, n_rows = len(folds), len(groups)
+    fold_of = np.empty(n_rows, dtype=np.intp)
     for k, (_, held_out) in enumerate(folds):
         fold_of[held_out] = k
     fold_of = fold_of[groups]
     first_rows = np.unique(groups)
     if not _fill_small_folds(fold_of, groups, first_rows, n_folds, min_rows):
         raise ValueError(
-            f"{who}: with group_duplicates=True the {len(y_code)} rows hold {len(first_rows)} distinct "
+            f"{who}: with group_duplicates=True the {n_rows} rows hold {len(first_rows)} distinct "
             f"feature rows, too few for n_folds={n_folds} folds of {min_rows} row(s) or more: give fewer "
-            "folds, or group_duplicates=False (copies of a row then tell each other their labels out of fold)"
+            "folds, or group_duplicates=False (copies of a row then tell each other their targets out of "
+            "fold)"
         )
     return [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in range(n_folds)]
 

@@ -74,6 +74,7 @@ class FitProgress:
     owner: str
     verbose: int
     max_levels: int = 0
+    score_name: str = "accuracy"  # the level score's name: the regressor's is R^2
     started: float = field(default_factory=time.perf_counter)
     level_started: float = field(default_factory=time.perf_counter)
     _stack: ExitStack = field(default_factory=ExitStack)
@@ -98,29 +99,29 @@ class FitProgress:
     def start_level(self) -> None:
         self.level_started = time.perf_counter()
 
-    def forest(self, level: int, position: int, kind: str, accuracy: float) -> None:
+    def forest(self, level: int, position: int, kind: str, score: float) -> None:
         if self.verbose >= 2:
             LOGGER.info(
-                "[%s] level %d, forest %d (%s): out-of-fold accuracy %.4f",
-                self.owner, level + 1, position + 1, kind, accuracy,
+                "[%s] level %d, forest %d (%s): out-of-fold %s %.4f",
+                self.owner, level + 1, position + 1, kind, self.score_name, score,
             )  # fmt: skip
 
-    def stopped(self, kept: int, accuracy: float, reason: str) -> None:
+    def stopped(self, kept: int, score: float, reason: str) -> None:
         """The level kept and why the fit stopped growing (``verbose >= 1``)."""
         if self.verbose >= 1:
             LOGGER.info(
-                "[%s] kept level %d (out-of-fold accuracy %.4f); stopped: %s",
-                self.owner, kept, accuracy, reason,
+                "[%s] kept level %d (out-of-fold %s %.4f); stopped: %s",
+                self.owner, kept, self.score_name, score, reason,
             )  # fmt: skip
 
-    def level(self, level: int, accuracy: float) -> None:
+    def level(self, level: int, score: float) -> None:
         if self.verbose >= 1:
             now = time.perf_counter()
             LOGGER.info(
-                "[%s] level %d: out-of-fold accuracy %.4f, %.1f s (elapsed %.1f s), peak memory %.2f GiB",
-                self.owner, level + 1, accuracy, now - self.level_started, now - self.started,
+                "[%s] level %d: out-of-fold %s %.4f, %.1f s (elapsed %.1f s), peak memory %.2f GiB",
+                self.owner, level + 1, self.score_name, score, now - self.level_started, now - self.started,
                 peak_memory_gib(),
             )  # fmt: skip
         if self._bar is not None:
-            self._bar.set_postfix_str(f"accuracy {accuracy:.4f}", refresh=False)
+            self._bar.set_postfix_str(f"{self.score_name} {score:.4f}", refresh=False)
             self._bar.update(1)

@@ -1,59 +1,31 @@
-"""The gcForest cascade (Zhou & Feng, 2017; the paper's section 2 and its "gcF").
+"""The gcForest cascade classifier (Zhou & Feng, 2017; the paper's section 2 and its "gcF").
 
-Each level holds M forests. For each forest, K fold models are trained by
-stratified K-fold cross-validation; the out-of-fold class vectors of the
-training examples feed the next level, eq. (40), and a new example's class
-vector is the mean of the K fold models' vectors (no refit on all data).
-A forest's class vector is a weighted sum of its trees' class-probability
-vectors, eq. (41); gcForest uses w = 1/T, eq. (36). DisDF
-(:class:`disdf.DisDFClassifier`) learns w. A forest with its K fold models is
-one :class:`~disdf.cascade._forest_fit.ForestFit`; a level is a list of them.
+The level loop is :class:`~disdf.cascade._cascade_base._CascadeBase`'s; here is what makes it a
+classifier: labels encoded as class codes, stratified folds, the level scored by the out-of-fold
+accuracy of its summed class vectors, and ``predict_proba``. gcForest weighs every tree 1/T, eq. (36);
+DisDF (:class:`disdf.DisDFClassifier`) learns the weights.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import ClassifierMixin
 
-from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
-from disdf._utils.folds import duplicate_groups, stratified_folds
+from disdf._utils.folds import Folds, stratified_folds
 from disdf._utils.labels import encode_labels
-from disdf._utils.malloc_trim import release_free_memory
-from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estimator_parameters
-from disdf._utils.persistence import VersionedPickle
-from disdf._utils.progress import FitProgress
-from disdf._utils.random_seeds import SEED_HIGH
-from disdf._utils.sample_weights import check_fold_weights, example_weights
-from disdf._utils.tree_weights import uniform_weights
-from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
-from disdf.cascade._df21_names import constructor_signature, refuse_df21_names
-from disdf.cascade._fit_memory import _FitMemoryCheck
-from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
-from disdf.cascade._forest_fit import CascadeLevel, LevelFit
-from disdf.cascade._importances import FeatureImportances
-from disdf.cascade._level_growth import grow_level_models, refit_forests
-from disdf.cascade._level_score import StoppingRule, level_accuracy
-from disdf.cascade._predictor import check_predictor_weights, fit_predictor, predictor_input
-from disdf.forests._specs import ENGINE_TREE_PARAMS, parse_forest_specs
+from disdf._utils.sample_weights import example_weights
+from disdf.cascade._cascade_base import _CascadeBase
+from disdf.cascade._df21_names import constructor_signature
+from disdf.cascade._level_score import level_accuracy
+from disdf.cascade._predictor import predictor_input
 from disdf.metric._pair_distances import PairDistances
 
 
-class CascadeForestClassifier(
-    DictEntrySetParams,
-    VersionedPickle,
-    PairDistances,
-    FeatureImportances,
-    _FitMemoryCheck,
-    ClassifierMixin,
-    TransformerMixin,
-    BaseEstimator,
-):
+class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
     """gcForest cascade forest (the paper's baseline, "gcF").
 
     Parameters
@@ -155,6 +127,12 @@ class CascadeForestClassifier(
         by n / (n_classes * n_c), a dict ``{label: weight >= 0}`` by its entries (1 for a label it
         does not name). On every engine; the weights enter the trees, the level score and DisDF's
         pairs as ``sample_weight`` does. None: every class weighs 1.
+    level_estimators : list of (str, estimator) or None, default=None
+        More members of every level beside ``forests`` (scikit-learn's stacking estimators take
+        theirs so): each a classifier instance, cloned and fitted per fold like a forest's fold
+        model, its out-of-fold ``predict_proba`` joining the next level's input
+        (:mod:`disdf.cascade._level_members`). ``forests=[]`` with members: a level of members only.
+        DisDF's tree weights apply to the forests' trees; a member weighs 1. None: the forests alone.
 
     Attributes
     ----------
@@ -213,17 +191,6 @@ class CascadeForestClassifier(
     (3, 12)
     """
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        # Before __init__, whose bare "unexpected keyword argument" would not say what to use instead.
-        refuse_df21_names(cls.__name__, kwargs)
-        return super().__new__(cls)
-
-    def set_params(self, **params: Any) -> Any:
-        """scikit-learn's ``set_params`` (and ``name__key`` for a dict parameter); a DF21 name is
-        refused with its disdf equivalent."""
-        refuse_df21_names(type(self).__name__, params)
-        return super().set_params(**params)
-
     def __init__(
         self,
         *,
@@ -250,6 +217,7 @@ class CascadeForestClassifier(
         n_bins: int = 255,
         bin_subsample: int | None = None,
         max_tree_samples: int | None = None,
+        level_estimators: Sequence[tuple[str, Any]] | None = None,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -274,288 +242,43 @@ class CascadeForestClassifier(
         self.n_bins = n_bins
         self.bin_subsample = bin_subsample
         self.max_tree_samples = max_tree_samples
+        self.level_estimators = level_estimators
 
     __signature__ = constructor_signature(__init__)
 
-    # ------------------------------------------------------------------ checks
-    #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
-    _parameter_table: ClassVar[dict[str, Constraint]] = CASCADE_PARAMETERS
+    # ------------------------------------------------------------------ the task's hooks
+    def _example_weights(self, y: np.ndarray, sample_weight: Any) -> np.ndarray | None:
+        return example_weights(type(self).__name__, y, sample_weight, self.class_weight)
 
-    def _validate_hyperparameters(self) -> list[tuple[str, dict[str, Any]]]:
-        """Check every parameter against the table (InvalidParameterError naming the first wrong one);
-        return the level's forests as ``(kind, extra_params)``."""
-        check_estimator_parameters(self)
-        return parse_forest_specs(self.forests, self.engine)
-
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "levels_")
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
-
-    # --------------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None) -> CascadeForestClassifier:
-        """Grow the cascade level by level until the out-of-fold accuracy stops improving.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the examples (>= 0, times ``class_weight``'s): in every tree's split
-            criterion and leaf values on every engine, in the level score (weighted out-of-fold
-            accuracy, which picks the depth) and, for DisDF, in the pairs of eq. (70)-(72). None
-            weighs every example 1 (the same trees and numbers as weights of 1).
-
-        Returns
-        -------
-        self
-        """
-        return self._fit_with_first_level(X, y, None, sample_weight)
-
-    def _fit_with_first_level(
-        self, X, y, first_level: LevelFit | None, sample_weight=None
-    ) -> CascadeForestClassifier:
-        """:meth:`fit`, with level 1 taken from ``first_level`` when given: a level grown by
-        :meth:`_grow_first_level` of an estimator that agrees with this one on the parameters that
-        decide level 1 (:data:`~disdf.cascade._shared_first_level.LEVEL_ONE_PARAMS`) and has at least
-        as many trees. Its first ``n_trees`` trees are used instead of growing level 1 again; the
-        result is exactly that of ``fit(X, y)``
-        (:func:`~disdf.cascade._shared_first_level.fit_sharing_first_level`)."""
-        self._fit(*self._prepare_fit(X, y, sample_weight), first_level=first_level)
-        del self._training_vectors  # only fit_transform returns them: a fitted model stays small
-        return self
-
-    def _grow_first_level(self, X, y) -> LevelFit:
-        """Grow level 1's fold models as :meth:`fit` would, before any weights: to share.
-
-        Several estimators that differ only in ``n_trees``, the method or what decides later
-        levels grow the same level 1 from the same seeds; it is grown once at the largest
-        ``n_trees`` and passed to each one's :meth:`_fit_with_first_level`."""
-        X, y_code, specs, rng, tree_params, sample_weight = self._prepare_fit(X, y)
-        return self._fit_level_trees(X, y_code, specs, rng, tree_params, sample_weight, self._copies_of(X))
-
-    def _prepare_fit(
-        self, X, y, sample_weight=None
-    ) -> tuple[np.ndarray, np.ndarray, list, np.random.RandomState, dict[str, Any], np.ndarray | None]:
-        """Validate; return (X, y_code, specs, rng, tree_params, example weights or None) for the levels."""
-        specs = self._validate_hyperparameters()
-        X, y = validate_data(self, X, y, dtype=INPUT_DTYPES)
-        check_float32_range(X)
-        weights = example_weights(type(self).__name__, y, sample_weight, self.class_weight)
-        self._check_weight_scale(weights)
-        check_predictor_weights(type(self).__name__, self.predictor, weights)
-        X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
+    def _encode_target(self, y: np.ndarray) -> np.ndarray:
         self.classes_, y_code = encode_labels(type(self).__name__, y)
-        n_samples = X.shape[0]
         if len(self.classes_) < 2:
             raise ValueError(
                 f"The target y must have at least 2 classes; got only one class ({self.classes_[0]!r})"
             )
-        if n_samples < self.n_folds:
-            raise ValueError(
-                f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
-                "K-fold class vectors need at least one example per fold"
-            )
-        self._check_fit_memory(np.bincount(y_code), X.shape[1])
-        tree_params = {
-            "max_depth": self.max_depth,
-            "min_samples_split": self.min_samples_split,
-            "min_samples_leaf": self.min_samples_leaf,
-            **{name: getattr(self, name) for name in ENGINE_TREE_PARAMS},  # the compiled engines'
-        }
-        return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
+        return y_code
+
+    def _memory_counts(self, y_code: np.ndarray) -> np.ndarray:
+        return np.bincount(y_code)
 
     #: The fewest held-out rows a fold may have when copies are grouped: DisDF's cross-fitting cuts a
     #: held-out set in two; gcForest's folds the same, so that both cascades share level 1.
     _fewest_held_out_rows = 2
 
-    def _check_weight_scale(self, weights: np.ndarray | None) -> None:
-        """The trees and the level score read only the weights' ratios: any finite scale fits."""
+    def _deal_folds(self, y_code: np.ndarray, seed: int, copies: np.ndarray | None) -> Folds:
+        """Stratified folds (:func:`~disdf._utils.folds.stratified_folds`)."""
+        return stratified_folds(
+            y_code, self.n_folds, seed, copies, who=type(self).__name__, min_rows=self._fewest_held_out_rows
+        )
 
-    def _fit(self, X, y_code, specs, rng, tree_params, sample_weight, first_level: LevelFit | None = None):
-        """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
-        n_samples = X.shape[0]
-        folder = None
-        if self.keep_fitted_levels == "disk":  # this fit's own folder, made before any tree grows
-            # LevelsFolder (checked by _prepare_fit) requires the folder with keep_fitted_levels="disk"
-            assert self.fitted_levels_dir is not None
-            folder = new_fit_folder(self.fitted_levels_dir, type(self).__name__)
-        levels: list[CascadeLevel] = []
-        scores: list[float] = []
-        previous_vectors: list[np.ndarray] = []
-        stopping = StoppingRule(self.tol, self.patience, self.max_levels)
-        copies = self._copies_of(X)  # once per fit: every level groups the same rows of X
-        with FitProgress(type(self).__name__, int(self.verbose), self.max_levels) as progress:
-            for level_index in range(self.max_levels):
-                progress.start_level()
-                features = self._level_input(X, previous_vectors)
-                if level_index == 0 and first_level is not None:
-                    fit = self._take_first_level(first_level, specs, rng, sample_weight)
-                else:
-                    fit = self._fit_level_trees(
-                        features, y_code, specs, rng, tree_params, sample_weight, copies
-                    )
-                forests, weight_fit = self._level_weights(fit, y_code, level_index)
-                oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
-                score = level_accuracy(oof, y_code, sample_weight)
-                if self.verbose >= 2:  # each forest alone: which of them carries the level
-                    for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
-                        accuracy = level_accuracy([vectors], y_code, sample_weight)
-                        progress.forest(level_index, position, forest.kind, accuracy)
-                scores.append(score)
-                levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
-                if folder is not None:  # its trees leave memory before the next level grows
-                    store_level(levels[-1].models, folder, level_index)
-                previous_vectors.append(np.hstack(oof))
-                # The level's held-out (n, T, C) probabilities are spent: free them before the next
-                # level grows (on all of MNIST they are 1.9 GB per level).
-                freed = features.nbytes + sum(h.leaves.nbytes for f in fit.forests for h in f.held_out)
-                del fit, forests, oof, features
-                # glibc keeps what a large level freed unless asked (disdf._utils.malloc_trim)
-                release_free_memory(freed)
-                progress.level(level_index, score)
-                if stopping.stops_after(level_index, score):
-                    break
-            progress.stopped(stopping.kept, stopping.best, stopping.reason)
-        n_keep = stopping.kept
+    def _level_score(self, vectors, y_code, sample_weight) -> float:
+        """The out-of-fold accuracy of the summed class vectors (weighted by the examples' weights)."""
+        return level_accuracy(vectors, y_code, sample_weight)
 
-        self.levels_ = levels[:n_keep]
-        # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
-        self._training_vectors = previous_vectors[n_keep - 1]
-        if self.test_vectors == "refit":
-            inputs = [self._level_input(X, previous_vectors[:q]) for q in range(n_keep)]
-            for level, features in zip(self.levels_, inputs, strict=True):
-                level.refit_models = refit_forests(
-                    level, features, y_code, specs, self.engine, len(self.classes_), self.n_trees,
-                    tree_params, self.n_jobs, sample_weight,
-                )  # fmt: skip
-        self.n_levels_ = n_keep
-        self.level_scores_ = scores
-        self.weights_ = [level.weights for level in self.levels_]
-        self.predictor_ = fit_predictor(self.predictor, X, self._training_vectors, y_code, sample_weight, rng)
-        # this fit's folder becomes the estimator's, the previous fit's goes (disdf.cascade._fitted_levels)
-        self._fit_folder = FitFolder.replace(getattr(self, "_fit_folder", None), self, folder, n_keep)
-        self.fitted_levels_path_ = folder
-        return self
-
-    def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
-        """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation, as the float32 values
-        the trees read (the same values as the float64 columns converted, without a float64 copy)."""
-        if self.augmentation == "previous":
-            previous_vectors = previous_vectors[-1:]
-        return float32_columns([X, *previous_vectors])
-
-    def _draw_level_seeds(self, specs, rng) -> tuple[int, np.ndarray]:
-        # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
-        split_seed = int(rng.randint(SEED_HIGH))
-        return split_seed, rng.randint(SEED_HIGH, size=(len(specs), self.n_folds))
-
-    def _copies_of(self, X: np.ndarray) -> np.ndarray | None:
-        """The groups of equal rows of X that share a fold at every level (None: group_duplicates off)."""
-        return duplicate_groups(X) if self.group_duplicates else None
-
-    def _fit_level_trees(self, features, y_code, specs, rng, tree_params, sample_weight, copies) -> LevelFit:
-        split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        min_rows, who = self._fewest_held_out_rows, type(self).__name__
-        folds = stratified_folds(y_code, self.n_folds, split_seed, copies, who=who, min_rows=min_rows)
-        check_fold_weights(type(self).__name__, sample_weight, folds)
-        # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
-        # converting once here, not per fold model, halves every fold's copy of the training rows.
-        features = np.asarray(features, dtype=np.float32)
-        forests = grow_level_models(
-            specs, self.engine, features, y_code, folds, forest_seeds, self.n_jobs,
-            n_classes=len(self.classes_), n_trees=self.n_trees, tree_params=tree_params,
-            sample_weight=sample_weight,
-        )  # fmt: skip
-        return LevelFit(folds, split_seed, forests, y_code, sample_weight)
-
-    def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:
-        """Use a level 1 grown elsewhere, after checking it is the one this estimator would grow."""
-        split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        seed_key = (split_seed, tuple(tuple(int(s) for s in row) for row in forest_seeds))
-        return shared.taken_as_first_level(seed_key, sample_weight, self.n_trees)
-
-    def _level_weights(self, fit: LevelFit, y_code: np.ndarray, level_index: int):
-        """The level's forests with the tree weights of every fold model: 1/T for gcForest, eq. (36)."""
-        forests = [
-            forest.with_weights([uniform_weights(held.n_trees) for held in forest.held_out])
-            for forest in fit.forests
-        ]
-        return forests, None
+    def _forest_options(self) -> dict[str, Any]:
+        return {"n_classes": len(self.classes_)}
 
     # ----------------------------------------------------------------- predict
-    def _last_level_input(self, X) -> np.ndarray:
-        """The last kept level's input for new examples: x and the earlier levels' vectors, eq. (40)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=INPUT_DTYPES)
-        check_float32_range(X)
-        X = as_float32(X)
-        previous_vectors: list[np.ndarray] = []
-        for level in self.levels_[:-1]:
-            previous_vectors.append(self._level_vectors(level, self._level_input(X, previous_vectors)))
-        return self._level_input(X, previous_vectors)
-
-    def _last_class_vectors(self, X, with_input: bool = False):
-        """The last kept level's class vectors of new examples (and, ``with_input``, their raw
-        features as the trees read them: the first columns of the level's input)."""
-        check_is_fitted(self)
-        features = self._last_level_input(X)
-        vectors = self._level_vectors(self.levels_[-1], features)
-        return (vectors, features[:, : self.n_features_in_]) if with_input else vectors
-
-    def _level_vectors(self, level: CascadeLevel, features: np.ndarray) -> np.ndarray:
-        """A level's class vectors of new examples; on disk, its trees' pages are then let go."""
-        vectors = level.class_vectors(features, self.n_jobs)
-        if self.keep_fitted_levels == "disk":
-            release_level(level.models)
-        return vectors
-
-    def fit_transform(self, X, y, sample_weight=None) -> np.ndarray:
-        """Fit, and return the training examples' *out-of-fold* class vectors of the kept level.
-
-        As scikit-learn's cross-fitted transformers (``TargetEncoder``,
-        ``StackingClassifier``) do: ``fit(X, y).transform(X)`` would give
-        in-sample vectors, from fold models that trained on those very
-        examples (for DisDF also from weights fitted on their labels), which
-        overstate their quality. These are the vectors the cascade itself
-        scored the level with and fed to the next one: each from the fold
-        model that never saw the example, and for DisDF with
-        ``weight_fitting="cross_fit"`` weights that never saw its label.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            As for :meth:`fit`.
-
-        Returns
-        -------
-        ndarray of shape (n_samples, M * n_classes)
-        """
-        self._fit(*self._prepare_fit(X, y, sample_weight))
-        vectors = self._training_vectors
-        del self._training_vectors
-        return vectors
-
-    def transform(self, X) -> np.ndarray:
-        """The learned representation v: the last kept level's M concatenated class vectors.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, M * n_classes)
-            Each forest's class vector (eq. (41), the mean over its K fold
-            models), forest after forest.
-        """
-        return self._last_class_vectors(X)
-
     def predict_proba(self, X) -> np.ndarray:
         """Sum of the last level's class vectors, normalised to sum to 1; with a ``predictor``, its
         probabilities on the raw features and those class vectors.

@@ -7,6 +7,7 @@ from __future__ import annotations
 from disdf._utils.parameters import Boolean, Constraint, Float, Integer, NJobs, OneOf, RandomSeed
 from disdf._utils.sample_weights import ClassWeight
 from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder
+from disdf.cascade._level_members import LevelEstimators
 from disdf.cascade._predictor import Predictor
 from disdf.forests._specs import ENGINES, BinningParameter, ForestSpecs, TreeSampleCap
 
@@ -35,9 +36,19 @@ CASCADE_PARAMETERS: dict[str, Constraint] = {
     "max_tree_samples": TreeSampleCap(),
     "verbose": Integer(0, bools=True),  # verbose=True is the common spelling of 1
     "test_vectors": OneOf(TEST_VECTORS),
+    "level_estimators": LevelEstimators(),  # before forests, which reads it
     "forests": ForestSpecs(),
     "keep_fitted_levels": KeepFittedLevels(),
     "fitted_levels_dir": LevelsFolder(),
     "predictor": Predictor(),
     "class_weight": ClassWeight(),
+}
+
+#: The regressor's table: the same parameters but ``class_weight``, its forests of regression trees
+#: and its predictor a regressor.
+REGRESSOR_PARAMETERS: dict[str, Constraint] = {
+    **{name: rule for name, rule in CASCADE_PARAMETERS.items() if name != "class_weight"},
+    "forests": ForestSpecs(regression=True),
+    "predictor": Predictor(regressor=True),
+    "level_estimators": LevelEstimators(regressor=True),
 }

@@ -15,10 +15,9 @@ from disdf._utils.parameters import Boolean, Constraint, DictParameter, Grid, In
 from disdf._utils.sample_weights import check_pair_weight_scale
 from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._df21_names import constructor_signature
-from disdf.cascade._fit_memory import different_class_pairs_per_fold
+from disdf.cascade._fit_memory import different_class_pairs_per_fold, level_kinds
 from disdf.cascade._forest_fit import LevelFit, LevelWeightFit
 from disdf.cascade._weight_fitting import GridPoint, PointWeights, WeightFitting
-from disdf.forests._specs import parse_forest_specs
 from disdf.weights import (
     LAMBDA,
     TAU,
@@ -246,6 +245,7 @@ class DisDFClassifier(CascadeForestClassifier):
         n_bins: int = 255,
         bin_subsample: int | None = None,
         max_tree_samples: int | None = None,
+        level_estimators: Sequence[tuple[str, Any]] | None = None,
         lambda_: float = 1.0,
         tau: float = 1.0,
         solver: str = "frank_wolfe_away",
@@ -281,6 +281,7 @@ class DisDFClassifier(CascadeForestClassifier):
             n_bins=n_bins,
             bin_subsample=bin_subsample,
             max_tree_samples=max_tree_samples,
+            level_estimators=level_estimators,
         )
         self.lambda_ = lambda_
         self.tau = tau
@@ -341,7 +342,7 @@ class DisDFClassifier(CascadeForestClassifier):
         draws pairs or weighs uniformly."""
         if self.solver == "uniform" or not reads_pair_statistics(self.solver):
             return 0
-        n_forests = len(parse_forest_specs(self.forests, self.engine))
+        n_forests = len(level_kinds(self))  # a member's pairs counted as a forest's (conservative)
         per_fold = different_class_pairs_per_fold(class_counts, self.n_folds)
         cap = pair_cap(self.max_pairs)
         return n_forests * self.n_folds * (per_fold if cap is None else min(per_fold, cap))
@@ -352,7 +353,7 @@ class DisDFClassifier(CascadeForestClassifier):
         Frank-Wolfe solvers work in place of their rows."""
         if self.solver != "qp":
             return 0
-        n_problems = len(parse_forest_specs(self.forests, self.engine)) * self.n_folds
+        n_problems = len(level_kinds(self)) * self.n_folds
         rows = self._pair_rows(class_counts) // n_problems
         return QP_WORKSPACE_PER_Q_BYTE * 8 * self.n_trees * rows * min(n_jobs, n_problems)
 

@@ -55,6 +55,10 @@ PROCESS_BYTES = int(0.3 * 2**30)
 NODE_BYTES = 10
 #: Nodes of a fully grown tree per training example of its fold model, by forest kind (MNIST).
 NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09, "extra_trees": 0.55}
+#: Internal nodes of a fully grown *regression* tree per training example of its fold model: about one
+#: leaf per distinct example (a node splits until its targets are equal), so the examples the tree
+#: holds: all of them, or a bootstrap's 63 %.
+REGRESSION_NODES_PER_EXAMPLE = {"completely_random": 1.0, "random_forest": 0.632, "extra_trees": 1.0}
 #: A level after the first holds this share of the first level's nodes: its input carries the class
 #: vectors, so its trees separate the classes sooner (measured on the memory grid's data at 20,000
 #: rows: 0.36-0.45 for completely-random trees, 0.43-0.50 for random forests; 0.5 rounds up).
@@ -120,6 +124,7 @@ class FitShape:
     augmentation: str = "cumulative"
     max_depth: int | None = None
     max_tree_samples: int | None = None  # each tree grows on at most this many examples
+    regression: bool = False  # regression trees: a leaf row (n_classes = outputs) per leaf, no sharing
 
 
 def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> int:
@@ -129,9 +134,12 @@ def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> in
     return int((total**2 - np.sum(per_fold**2)) / 2)
 
 
-def nodes_per_tree(kind: str, n_train: int, max_depth: int | None) -> float:
-    """Estimated nodes of one tree of the kind on n_train examples (fewer than n_train in any tree)."""
-    nodes = NODES_PER_EXAMPLE.get(kind, 1.0) * n_train
+def nodes_per_tree(kind: str, n_train: int, max_depth: int | None, regression: bool = False) -> float:
+    """Estimated nodes of one tree of the kind on n_train examples (fewer than n_train in any tree); none
+    for a level member."""
+    if kind == MEMBER_KIND:
+        return 0.0
+    nodes = (REGRESSION_NODES_PER_EXAMPLE if regression else NODES_PER_EXAMPLE).get(kind, 1.0) * n_train
     return max(1.0, nodes if max_depth is None else min(nodes, 2.0**max_depth - 1))
 
 
@@ -162,7 +170,10 @@ def fit_memory(
     value_bytes = 4 if n_train * width >= FLOAT32_GROWTH_VALUES else 8
     tasks = max(1, min(s.n_jobs, n_forests * s.n_folds))
     tree_rows = n_train if s.max_tree_samples is None else min(n_train, s.max_tree_samples)
-    tree_nodes = {kind: nodes_per_tree(kind, tree_rows, s.max_depth) for kind in s.kinds}
+    tree_nodes = {kind: nodes_per_tree(kind, tree_rows, s.max_depth, s.regression) for kind in s.kinds}
+    # a regression tree's every leaf has its own row of n_outputs means (about one leaf per node)
+    node_bytes = NODE_BYTES + (8 * s.n_classes if s.regression else 0)
+    later_share = 1.0 if s.regression else LATER_LEVEL_NODES  # a leaf per example at every level
     level_nodes = s.n_folds * s.n_trees * sum(tree_nodes[kind] for kind in s.kinds)
     levels = s.max_levels if kept_levels is None else kept_levels
     # each task grows one fold model's forest at a time: the largest kind's nodes, as they grow
@@ -175,7 +186,7 @@ def fit_memory(
         ),
         held_out_leaves=4 * n_forests * s.n_samples * s.n_trees,
         pair_rows=8 * pair_rows * s.n_trees,
-        trees=int(NODE_BYTES * level_nodes * (1 + LATER_LEVEL_NODES * (levels - 1))),
+        trees=int(node_bytes * level_nodes * (1 + later_share * (levels - 1))),
         solver_workspace=solver_workspace,
     )
 
@@ -240,14 +251,29 @@ def check_fit_memory(
     )
 
 
+#: The kind a level member (``level_estimators``) counts as: its columns widen the next level's input;
+#: its estimator's own memory is not estimated (it holds no trees of the cascade's).
+MEMBER_KIND = "level_member"
+
+
+def level_kinds(estimator: Any) -> tuple[str, ...]:
+    """The kinds of a cascade estimator's level members: its forests', then one :data:`MEMBER_KIND` per
+    entry of ``level_estimators``."""
+    members = len(getattr(estimator, "level_estimators", None) or ())
+    regression = getattr(estimator, "_regression", False)
+    forests = parse_forest_specs(estimator.forests, estimator.engine, regression, members > 0)
+    return tuple(kind for kind, _ in forests) + (MEMBER_KIND,) * members
+
+
 def estimator_fit_shape(estimator: Any, class_counts: np.ndarray, n_features: int) -> FitShape:
     """The :class:`FitShape` of a cascade estimator's fit on data of these class counts and features."""
     e = estimator
     counts = np.asarray(class_counts)
-    kinds = tuple(kind for kind, _ in parse_forest_specs(e.forests, e.engine))
+    kinds = level_kinds(e)
     return FitShape(
         int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
         effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth, getattr(e, "max_tree_samples", None),
+        getattr(e, "_regression", False),
     )  # fmt: skip
 
 
@@ -280,7 +306,7 @@ def check_estimator_memory(
         estimator_fit_memory(e, counts, n_features),
         f"{type(e).__name__}(n_trees={e.n_trees}, max_levels={e.max_levels}, n_jobs={e.n_jobs}, "
         f"keep_fitted_levels={e.keep_fitted_levels!r}) on {int(counts.sum())} examples of "
-        f"{n_features} features and {len(counts)} classes",
+        f"{n_features} features and {e._describe_columns(len(counts))}",
         [
             ("keep_fitted_levels='disk'", fit_memory(shape, pairs, 1, workspace)),
             ("n_jobs=1", fit_memory(one_job, pairs, kept, one_job_workspace)),
@@ -325,6 +351,10 @@ class _FitMemoryCheck:
         """Bytes the weight solves allocate beyond the rows Q_ij, ``n_jobs`` at once: none without
         learned weights."""
         return 0
+
+    def _describe_columns(self, n_columns: int) -> str:
+        """The columns of a fold model's vectors, as the refusal names them."""
+        return f"{n_columns} classes"
 
     def _memory_remedy(self) -> str:
         return "fewer trees (n_trees), levels (max_levels) or training examples would fit"

@@ -33,6 +33,7 @@ from typing import Any, cast
 import numpy as np
 
 from disdf._utils.parameters import Constraint, InvalidParameterError, OneOf
+from disdf.cascade._level_members import EstimatorFoldModel
 from disdf.forests._compiled import FastForest
 from disdf.forests._specs import COMPILED_ENGINES
 
@@ -163,6 +164,8 @@ def store_level(models: list, folder: str | os.PathLike, level: int) -> None:
     root = level_folder(folder, level)
     root.mkdir(parents=True, exist_ok=True)
     for position, model in enumerate(models):
+        if isinstance(model, EstimatorFoldModel):
+            continue  # a level member's estimator stays in memory (it has no node arrays)
         if not isinstance(model, FastForest):
             raise TypeError(f"keep_fitted_levels='disk' stores compiled forests; got {type(model)}")
         for name in _ARRAYS:

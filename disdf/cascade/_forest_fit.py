@@ -32,12 +32,14 @@ from disdf._utils.folds import Folds
 from disdf._utils.sample_weights import same_weights
 from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
+from disdf.cascade._level_members import EstimatorFoldModel
 from disdf.forests._compiled import FastForest
 from disdf.forests._tree_leaves import SklearnFoldModel, TreeLeaves
 from disdf.weights import PairStatistics, drawn_pair_statistics
 
-#: A fold model: per-tree class probabilities of a fitted forest, either engine.
-FoldModel = SklearnFoldModel | FastForest
+#: A fold model: per-tree class probabilities of a fitted forest, either engine, or a level member's
+#: estimator as a forest of one tree (:class:`~disdf.cascade._level_members.EstimatorFoldModel`).
+FoldModel = SklearnFoldModel | FastForest | EstimatorFoldModel
 
 
 @dataclass

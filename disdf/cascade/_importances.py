@@ -38,18 +38,23 @@ def _varying(w: np.ndarray | None) -> np.ndarray | None:
     return None if w is None or np.all(w == w[0]) else w
 
 
-def forest_importances(forest: ForestFit) -> np.ndarray:
-    """A forest's importances: the mean over its K fold models of their w-weighted importances."""
+def forest_importances(forest: ForestFit) -> np.ndarray | None:
+    """A forest's importances: the mean over its K fold models of their w-weighted importances (None for
+    a level member whose estimator has no ``feature_importances_``)."""
     weights = forest.weights if forest.weights is not None else [None] * len(forest.models)
-    return np.mean(
-        [model.feature_importances(_varying(w)) for model, w in zip(forest.models, weights, strict=True)],
-        axis=0,
-    )
+    each = [model.feature_importances(_varying(w)) for model, w in zip(forest.models, weights, strict=True)]
+    known = [importances for importances in each if importances is not None]
+    return np.mean(known, axis=0) if len(known) == len(each) else None
 
 
 def level_importances(level: CascadeLevel) -> np.ndarray:
-    """A level's importances over its whole input: the mean of its forests', normalised to sum 1."""
-    return normalised(np.mean([forest_importances(forest) for forest in level.forests], axis=0))
+    """A level's importances over its whole input: the mean of its forests' (and of the members' that have
+    importances), normalised to sum 1; zeros if no member has any."""
+    known = [importances for importances in map(forest_importances, level.forests) if importances is not None]
+    if not known:  # members only, none with importances: their estimators' input width
+        fitted: Any = level.forests[0].models[0]
+        return np.zeros(fitted.estimator.n_features_in_)
+    return normalised(np.mean(known, axis=0))
 
 
 def original_feature_importances(per_level: list[np.ndarray], n_features: int) -> np.ndarray:

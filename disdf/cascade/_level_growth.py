@@ -23,6 +23,7 @@ from disdf._utils.folds import Folds
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
 from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit
+from disdf.cascade._level_members import LevelMember, fit_member
 from disdf.forests._compiled.forest import feature_major
 from disdf.forests._specs import COMPILED_ENGINES, fit_fold_model
 from disdf.forests._tree_leaves import TreeLeaves
@@ -83,7 +84,14 @@ def fit_and_hold_out(
     **forest_options: Any,
 ) -> tuple[FoldModel, TreeLeaves]:
     """Fold model (forest ``kind`` on the examples ``train``) and its held-out leaf rows of ``test``;
-    ``shared``: the fold's rows feature-major for a compiled engine, released once the trees are grown."""
+    ``shared``: the fold's rows feature-major for a compiled engine, released once the trees are grown.
+    A ``kind`` that is a :class:`~disdf.cascade._level_members.LevelMember` is that member's estimator
+    fitted on the fold (its held-out outputs as leaf rows)."""
+    if isinstance(kind, LevelMember):
+        if shared is not None:
+            shared.release()  # a member reads X example-major: the fold's copy is the forests'
+        member = fit_member(kind, features, y, train, seed, **_member_options(forest_options))
+        return member, member.tree_leaves(features, rows=test)
     grow = partial(fit_fold_model, kind, params, engine, features, y, random_state=seed, rows=train)
     if shared is None:
         model = grow(**forest_options)
@@ -93,6 +101,31 @@ def fit_and_hold_out(
         finally:
             shared.release()
     return model, model.tree_leaves(features, rows=test)
+
+
+def _member_options(forest_options: Mapping[str, Any]) -> dict[str, Any]:
+    """What a member's fit reads of the fold models' options (not the trees' parameters)."""
+    return {
+        key: forest_options[key]
+        for key in ("n_classes", "sample_weight", "regression")
+        if key in forest_options
+    }
+
+
+def fit_level_model(
+    kind: Any,
+    params: Mapping[str, Any],
+    engine: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    random_state: int,
+    **forest_options: Any,
+) -> FoldModel:
+    """One model of a level on all of (X, y): a forest (:func:`~disdf.forests._specs.fit_fold_model`)
+    or a member's estimator (``test_vectors="refit"``)."""
+    if isinstance(kind, LevelMember):
+        return fit_member(kind, X, y, np.arange(len(y)), random_state, **_member_options(forest_options))
+    return fit_fold_model(kind, params, engine, X, y, random_state=random_state, **forest_options)
 
 
 def grow_level_models(
@@ -133,7 +166,7 @@ def grow_level_models(
     models = [[results[k * n_forests + m] for k in range(len(folds))] for m in range(n_forests)]
     return [
         ForestFit(
-            kind=kind,
+            kind=kind.name if isinstance(kind, LevelMember) else kind,
             models=[model for model, _ in models[m]],
             held_out=[held_out for _, held_out in models[m]],
             seeds=tuple(int(seed) for seed in seeds[m]),
@@ -148,15 +181,16 @@ def refit_forests(
     y_code: np.ndarray,
     specs: Sequence[tuple[str, Mapping[str, Any]]],
     engine: str,
-    n_classes: int,
     n_trees: int,
     tree_params: Mapping[str, Any],
     n_jobs: int | None,
     sample_weight: np.ndarray | None = None,
+    **forest_options: Any,
 ) -> list[FoldModel]:
     """``test_vectors="refit"``: each forest of ``level`` grown once more on all the level's examples
     (with their weights, if any). Its seed comes from the forest's fold seeds (not from the
-    estimator's stream, which stays untouched)."""
+    estimator's stream, which stays untouched). ``forest_options``: ``n_classes`` (a fold model's
+    columns) and ``regression``, as :func:`~disdf.forests._specs.fit_fold_model` takes them."""
     features = np.asarray(features, dtype=np.float32)
     seeds = [
         int(np.random.SeedSequence(forest.seeds).generate_state(1)[0] & SEED_HIGH) for forest in level.forests
@@ -164,17 +198,17 @@ def refit_forests(
     return run_tasks(
         (
             partial(
-                fit_fold_model,
+                fit_level_model,
                 kind,
                 params,
                 engine,
                 features,
                 y_code,
                 random_state=seed,
-                n_classes=n_classes,
                 n_trees=n_trees,
                 tree_params=tree_params,
                 sample_weight=sample_weight,
+                **forest_options,
             )
             for (kind, params), seed in zip(specs, seeds, strict=True)
         ),

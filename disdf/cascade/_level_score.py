@@ -1,5 +1,6 @@
-"""A level's score: the out-of-fold accuracy of its summed class vectors, weighted by the examples'
-weights when the fit has them. It picks the cascade's depth and ranks DisDF's (λ, τ) grid points."""
+"""A level's score: the out-of-fold accuracy of its summed class vectors (the regressor's: the R^2 of
+its forests' mean prediction), weighted by the examples' weights when the fit has them. It picks the
+cascade's depth and ranks DisDF's (λ, τ) grid points."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.metrics import r2_score
 
 
 def level_accuracy(
@@ -16,6 +18,16 @@ def level_accuracy(
     weights s, the weighted accuracy sum_i s_i [correct_i] / sum_i s_i (weights of 1: the accuracy)."""
     correct = np.argmax(np.sum(class_vectors, axis=0), axis=1) == y
     return float(np.mean(correct) if sample_weight is None else np.average(correct, weights=sample_weight))
+
+
+def level_r2(
+    predictions: Sequence[np.ndarray], y: np.ndarray, sample_weight: np.ndarray | None = None
+) -> float:
+    """R^2 of the mean of a level's M forests' predictions ((n, n_outputs) each; y of shape (n,) or
+    (n, n_outputs)), weighted by the examples' weights, averaged over the outputs (scikit-learn's
+    ``r2_score``, what a regressor's ``score`` gives)."""
+    mean = np.mean(predictions, axis=0)
+    return float(r2_score(y, mean[:, 0] if y.ndim == 1 else mean, sample_weight=sample_weight))
 
 
 @dataclass
@@ -45,7 +57,7 @@ class StoppingRule:
                 )
                 return True
         if score == 1.0:
-            self.reason = "out-of-fold accuracy 1.0: nothing left to improve"
+            self.reason = "out-of-fold score 1.0: nothing left to improve"
             return True
         if level_index + 1 == self.max_levels:
             self.reason = f"max_levels={self.max_levels} reached"

@@ -17,20 +17,24 @@ from disdf._utils.parameters import Constraint, InvalidParameterError
 @dataclass(frozen=True)
 class Predictor(Constraint):
     """``predictor``: None, or a scikit-learn classifier *instance* (``get_params``, ``fit`` and
-    ``predict_proba``: it is cloned at fit, as scikit-learn's meta-estimators clone theirs)."""
+    ``predict_proba``: it is cloned at fit, as scikit-learn's meta-estimators clone theirs); with
+    ``regressor``, a regressor instance (``predict`` in place of ``predict_proba``)."""
+
+    regressor: bool = False
 
     def check(self, owner: str, name: str, value: Any) -> None:
         if value is None:
             return
+        role, method = ("regressor", "predict") if self.regressor else ("classifier", "predict_proba")
         if isinstance(value, type):
             raise InvalidParameterError(
-                f"{owner}: {name} must be a classifier instance, not a class: write {value.__name__}() "
+                f"{owner}: {name} must be a {role} instance, not a class: write {value.__name__}() "
                 f"instead of {value.__name__}"
             )
-        if not all(hasattr(value, method) for method in ("get_params", "fit", "predict_proba")):
+        if not all(hasattr(value, needed) for needed in ("get_params", "fit", method)):
             raise InvalidParameterError(
-                f"{owner}: {name} must be None or a scikit-learn classifier with get_params, fit and "
-                f"predict_proba (e.g. sklearn.ensemble.HistGradientBoostingClassifier()); got {value!r}"
+                f"{owner}: {name} must be None or a scikit-learn {role} with get_params, fit and "
+                f"{method} (e.g. sklearn.ensemble.HistGradientBoosting{role.title()}()); got {value!r}"
             )
 
     def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:

@@ -32,12 +32,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.base import ClassifierMixin
-from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 
 from disdf._utils.parameters import Constraint, Integer, InvalidParameterError
 from disdf.forests._compiled import FastForest, FastForestParams
-from disdf.forests._tree_leaves import SklearnFoldModel
+from disdf.forests._compiled.regression_forest import FastRegressionForest
+from disdf.forests._tree_leaves import SklearnFoldModel, SklearnRegressionFoldModel
 
 FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
     "completely_random": (ExtraTreesClassifier, {"max_features": 1}),
@@ -45,6 +51,13 @@ FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
     # Extremely randomised trees as scikit-learn's default: a random threshold on each of sqrt(d)
     # candidate features (completely-random trees are the same with one candidate).
     "extra_trees": (ExtraTreesClassifier, {"max_features": "sqrt"}),
+}
+#: The same kinds for the cascade regressor: scikit-learn's regressors, the same candidate features
+#: (DF21's regressor draws sqrt(d) too), squared-error splits.
+REGRESSION_FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
+    "completely_random": (ExtraTreesRegressor, {"max_features": 1}),
+    "random_forest": (RandomForestRegressor, {"max_features": "sqrt"}),
+    "extra_trees": (ExtraTreesRegressor, {"max_features": "sqrt"}),
 }
 #: The kinds that draw a random threshold per candidate feature (ExtraTreesClassifier's splitter).
 RANDOM_SPLIT_KINDS = frozenset({"completely_random", "extra_trees"})
@@ -81,9 +94,14 @@ DEFAULT_FORESTS: tuple[str, ...] = (
 
 
 def parse_forest_specs(
-    forests: Sequence[str | Mapping[str, Any]] | None, engine: str = "sklearn"
+    forests: Sequence[str | Mapping[str, Any]] | None,
+    engine: str = "sklearn",
+    regression: bool = False,
+    allow_empty: bool = False,
 ) -> list[tuple[str, dict[str, Any]]]:
-    """Validate ``forests`` (for ``engine``) and return ``(kind, extra_params)`` per forest.
+    """Validate ``forests`` (for ``engine``; of regression trees with ``regression``) and return
+    ``(kind, extra_params)`` per forest; an empty list only with ``allow_empty`` (a level of other
+    members, ``level_estimators``).
 
     Raises
     ------
@@ -94,10 +112,14 @@ def parse_forest_specs(
         raise InvalidParameterError(f"engine must be one of {ENGINES}; got {engine!r}")
     if forests is None:
         forests = DEFAULT_FORESTS
-    if isinstance(forests, (str, Mapping)) or not isinstance(forests, Sequence) or len(forests) == 0:
+    if (
+        isinstance(forests, (str, Mapping))
+        or not isinstance(forests, Sequence)
+        or (len(forests) == 0 and not allow_empty)
+    ):
         raise InvalidParameterError(
-            "forests must be a non-empty list of forest specs (names or dicts with a 'kind'); "
-            f"got {forests!r}"
+            "forests must be a non-empty list of forest specs (names or dicts with a 'kind'; empty only "
+            f"with level_estimators); got {forests!r}"
         )
     parsed = []
     for position, spec in enumerate(forests):
@@ -122,7 +144,7 @@ def parse_forest_specs(
                 )
         if engine in COMPILED_ENGINES:
             try:
-                _fast_params(kind, params, {}, engine)
+                _fast_params(kind, params, {}, engine, regression)
             except ValueError as error:  # FastForestParams' refusal, named by position
                 raise InvalidParameterError(f"forests[{position}] = {spec!r}: {error}") from None
         parsed.append((kind, params))
@@ -176,13 +198,16 @@ class ForestSpecs(Constraint):
     """A level's forests (:func:`parse_forest_specs`), for the engine named by the parameter ``engine``."""
 
     engine: str = "engine"
+    regression: bool = False  # the cascade regressor's forests
+    #: The parameter of the level's other members: with some, the forests may be none.
+    members: str = "level_estimators"
 
     @property
     def reads(self) -> tuple[str, ...]:
-        return (self.engine,)
+        return (self.engine, self.members)
 
     def check_in(self, owner: str, name: str, params: Mapping[str, Any]) -> None:
-        parse_forest_specs(params[name], params[self.engine])
+        parse_forest_specs(params[name], params[self.engine], self.regression, bool(params.get(self.members)))
 
 
 def split_engine_params(tree_params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -200,19 +225,24 @@ def make_forest(
     n_trees: int,
     random_state: int,
     tree_params: Mapping[str, Any],
-) -> ClassifierMixin:
+    regression: bool = False,
+) -> ClassifierMixin | RegressorMixin:
     """An unfitted single-threaded scikit-learn forest for one fold model (``tree_params`` without the
-    compiled engines' :data:`ENGINE_TREE_PARAMS`)."""
-    cls, defaults = FOREST_KINDS[kind]
+    compiled engines' :data:`ENGINE_TREE_PARAMS`): a classifier, or with ``regression`` a regressor."""
+    cls, defaults = (REGRESSION_FOREST_KINDS if regression else FOREST_KINDS)[kind]
     _, tree_params = split_engine_params(tree_params)
     kwargs = {**defaults, **tree_params, **params}
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
 
 
 def _fast_params(
-    kind: str, params: Mapping[str, Any], tree_params: Mapping[str, Any], engine: str
+    kind: str,
+    params: Mapping[str, Any],
+    tree_params: Mapping[str, Any],
+    engine: str,
+    regression: bool = False,
 ) -> FastForestParams:
-    defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}
+    defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}  # the same for the regressors
     engine_params, tree_params = split_engine_params(tree_params)
     binned = COMPILED_ENGINES[engine] > 0
     return FastForestParams.from_sklearn(
@@ -221,6 +251,7 @@ def _fast_params(
         engine_params["n_bins"] if binned else 0,
         engine_params["bin_subsample"] if binned else None,
         engine_params["max_tree_samples"],
+        "squared_error" if regression else "gini",
     )
 
 
@@ -238,8 +269,12 @@ def fit_fold_model(
     rows: np.ndarray | None = None,
     feature_major_rows: np.ndarray | None = None,
     sample_weight: np.ndarray | None = None,
+    regression: bool = False,
 ) -> SklearnFoldModel | FastForest:
     """Grow one fold model's forest on class codes; return it as per-tree probability provider.
+    With ``regression``: a regression forest on ``y_code``, float targets of shape (n,) or (n, n_outputs),
+    ``n_classes`` their columns, its trees' predictions in place of the class probabilities
+    (squared-error splits on every engine).
 
     ``rows``: grow on those examples of (X, y_code) only (the compiled engines read them from X
     without an example-major copy). Both return types offer ``probabilities(X)`` (n, T, C),
@@ -252,12 +287,25 @@ def fit_fold_model(
     :data:`ENGINE_TREE_PARAMS` (absent: their defaults; the binning read by ``engine="binned"`` only).
     """
     if engine in COMPILED_ENGINES:
-        forest = FastForest(_fast_params(kind, params, tree_params, engine), n_trees, random_state, n_classes)
+        grower = FastRegressionForest if regression else FastForest
+        forest = grower(
+            _fast_params(kind, params, tree_params, engine, regression), n_trees, random_state, n_classes
+        )
         return forest.fit(X, y_code, rows, feature_major_rows, sample_weight)
     if rows is not None:
         X, y_code = X[rows], y_code[rows]
         sample_weight = None if sample_weight is None else sample_weight[rows]
-    forest = make_forest(kind, params, n_trees=n_trees, random_state=random_state, tree_params=tree_params)
+    forest = make_forest(
+        kind,
+        params,
+        n_trees=n_trees,
+        random_state=random_state,
+        tree_params=tree_params,
+        regression=regression,
+    )
+    if regression:
+        targets = y_code.ravel() if y_code.ndim == 2 and y_code.shape[1] == 1 else y_code  # no warning
+        return SklearnRegressionFoldModel(forest.fit(X, targets, sample_weight=sample_weight))
     # None is not passed on: scikit-learn's forests then grow exactly the trees they grew before weights
     fitted = (
         forest.fit(X, y_code) if sample_weight is None else forest.fit(X, y_code, sample_weight=sample_weight)

@@ -105,6 +105,19 @@ class SklearnFoldModel:
         return out
 
 
+class SklearnRegressionFoldModel(SklearnFoldModel):
+    """Every node's prediction of a fitted scikit-learn forest regressor, as :class:`SklearnFoldModel`
+    keeps class distributions: ``probabilities(X)`` is each tree's prediction, (n, T, n_outputs)."""
+
+    def __init__(self, forest) -> None:
+        self.forest = forest
+        trees = [tree.tree_ for tree in forest.estimators_]
+        node_counts = np.array([tree.node_count for tree in trees])
+        self.offsets = np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        self.table = np.ascontiguousarray(np.concatenate([tree.value[:, :, 0] for tree in trees]))
+        self.n_classes = self.table.shape[1]
+
+
 def weighted_sum(tree_probabilities: np.ndarray, w: np.ndarray) -> np.ndarray:
     """sum_t w_t p_{i,c}^{(t)} for an (n, T, C) array: eq. (41), or eq. (36) when w = 1/T."""
     return np.einsum("itc,t->ic", tree_probabilities, w)

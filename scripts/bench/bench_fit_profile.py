@@ -16,7 +16,7 @@ How: while the one measured fit runs, the library's own functions that carry eac
 timers around them (module and class attributes set at run time, restored afterwards: disdf/ is not
 edited; PARTS says which function each part wraps):
 
-* input checks: ``CascadeForestClassifier._prepare_fit`` (X and y validated, float32, labels, the
+* input checks: ``_CascadeBase._prepare_fit`` (X and y validated, float32, labels, the
   memory estimate);
 * feature-major copy: ``feature_major`` (each fold's training rows copied feature-major for the trees,
   once per fold and level, shared by the fold's forests);
@@ -30,7 +30,7 @@ edited; PARTS says which function each part wraps):
 * out-of-fold class vectors: ``ForestFit.out_of_fold_vectors`` (the trees' leaf rows summed with their
   weights, eq. (41));
 * level scoring: ``level_accuracy``;
-* next level's input: ``CascadeForestClassifier._level_input`` (raw features beside the class
+* next level's input: ``_CascadeBase._level_input`` (raw features beside the class
   vectors, float32);
 * returning freed memory: ``release_free_memory`` (glibc's ``malloc_trim`` after a level that freed
   64 MB or more);
@@ -109,6 +109,7 @@ import numpy as np
 import pandas as pd
 
 import disdf.cascade._cascade as cascade_module
+import disdf.cascade._cascade_base as cascade_base_module
 import disdf.cascade._forest_fit as forest_fit_module
 import disdf.cascade._level_growth as level_growth_module
 import disdf.cascade._weight_fitting as weight_fitting_module
@@ -116,6 +117,7 @@ import disdf.forests._compiled.forest as forest_module
 import disdf.forests._compiled.kernels as kernels_module
 from disdf import CascadeForestClassifier
 from disdf._utils.progress import peak_memory_gib
+from disdf.cascade._cascade_base import _CascadeBase
 from disdf.cascade._forest_fit import ForestFit
 from disdf.cascade._weight_fitting import CrossFitPart, FoldProblem
 from disdf.forests._compiled import FastForest
@@ -153,15 +155,15 @@ def _owner_name(owner: Any) -> str:
 
 #: The parts, each with the functions that really carry it on the fit path (module docstring).
 PARTS = (
-    Part("input checks", ((CascadeForestClassifier, "_prepare_fit"),)),
+    Part("input checks", ((_CascadeBase, "_prepare_fit"),)),
     Part("feature-major copy", ((level_growth_module, "feature_major"), (forest_module, "feature_major"))),
     Part("growing trees", ((kernels_module, "grow_forest"),)),
     Part("tree fit around the kernel", ((FastForest, "fit"),)),
     Part("held-out leaf rows", ((FastForest, "tree_leaves"),)),
     Part("out-of-fold class vectors", ((ForestFit, "out_of_fold_vectors"),)),
     Part("level scoring", ((cascade_module, "level_accuracy"), (weight_fitting_module, "level_accuracy"))),
-    Part("next level's input", ((CascadeForestClassifier, "_level_input"),)),
-    Part("returning freed memory", ((cascade_module, "release_free_memory"),)),
+    Part("next level's input", ((_CascadeBase, "_level_input"),)),
+    Part("returning freed memory", ((cascade_base_module, "release_free_memory"),)),
     Part(
         "weight problems",
         ((FoldProblem, "problem"), (CrossFitPart, "problem"), (forest_fit_module, "pair_statistics")),

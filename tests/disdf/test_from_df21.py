@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import load_iris
 from sklearn.linear_model import LogisticRegression
 
-import disdf.cascade._cascade as cascade_module
+import disdf.cascade._cascade_base as cascade_module
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf._utils.parameters import InvalidParameterError
 from disdf.cascade._df21_names import DF21_EQUIVALENTS

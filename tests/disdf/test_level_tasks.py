@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_classification
 
-import disdf.cascade._cascade as cascade
+import disdf.cascade._cascade_base as cascade_base
 import disdf.cascade._level_growth as level_tasks
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf._utils import malloc_trim
@@ -94,7 +94,7 @@ def test_a_wrong_feature_major_copy_is_refused(data):
 def test_every_level_reports_what_it_freed_to_the_heap_trim(data, monkeypatch):
     X, y = data
     freed = []
-    monkeypatch.setattr(cascade, "release_free_memory", freed.append)
+    monkeypatch.setattr(cascade_base, "release_free_memory", freed.append)
     model = CascadeForestClassifier(n_trees=4, max_levels=3, patience=3, random_state=0).fit(X, y)
     assert len(freed) == len(model.level_scores_) == 3
     # at least every level's float32 input and its (n, T) int32 held-out leaf rows of 4 forests

@@ -329,7 +329,7 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
     4 forests x 3 folds and keeps them while it solves, so the estimate counts 12 fold models' Q rows;
     on a 24 GiB machine the fit is refused before any tree grows, pointing at what would fit. Today's
     default, max_pairs="auto", reads 5,000 drawn pairs per fold model: 0.045 GiB of rows."""
-    import disdf.cascade._cascade as cascade_module
+    import disdf.cascade._cascade_base as cascade_module
     from disdf import DisDFClassifier
     from disdf.cascade._fit_memory import different_class_pairs_per_fold
 

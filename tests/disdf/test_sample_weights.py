@@ -9,6 +9,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.class_weight import compute_sample_weight
 
 import disdf.cascade._cascade
+import disdf.cascade._cascade_base
 from disdf import (
     CascadeForestClassifier,
     DisDFClassifier,
@@ -178,7 +179,7 @@ def test_the_predictor_is_fitted_with_the_weights(skewed_data):
 
 def test_a_predictor_without_sample_weight_is_refused_before_any_work(skewed_data, monkeypatch):
     X, y = skewed_data
-    monkeypatch.setattr(disdf.cascade._cascade, "grow_level_models", pytest.fail)
+    monkeypatch.setattr(disdf.cascade._cascade_base, "grow_level_models", pytest.fail)
     model = CascadeForestClassifier(predictor=KNeighborsClassifier())
     with pytest.raises(ValueError, match=r"predictor KNeighborsClassifier\(\) takes no sample_weight"):
         model.fit(X, y, sample_weight=1.0 + y)
@@ -210,8 +211,8 @@ def test_bad_sample_weights_are_refused_naming_sample_weight_before_any_work(
     skewed_data, monkeypatch, estimator, weights, message
 ):
     X, y = skewed_data
-    for module in ("disdf.forests._plain", "disdf.scanning._scanner", "disdf.cascade._cascade"):
-        target = "grow_level_models" if module.endswith("_cascade") else "fit_fold_model"
+    for module in ("disdf.forests._plain", "disdf.scanning._scanner", "disdf.cascade._cascade_base"):
+        target = "grow_level_models" if module.endswith("_cascade_base") else "fit_fold_model"
         monkeypatch.setattr(f"{module}.{target}", pytest.fail)
     with pytest.raises(ValueError, match=rf"^{type(estimator).__name__}: {message}"):
         estimator.fit(X, y, sample_weight=weights)

@@ -84,8 +84,11 @@ class FastForestParams:
         max_bins: int = 0,
         bin_subsample: int | None = None,
         max_tree_samples: int | None = None,
+        criterion: str = "gini",
     ) -> FastForestParams:
-        """Map scikit-learn forest parameters; refuse any the fast engine does not implement."""
+        """Map scikit-learn forest parameters; refuse any the fast engine does not implement.
+        ``criterion``: the one split criterion it implements for the task (``"gini"`` for the
+        classifiers' trees, ``"squared_error"`` for the regressor's)."""
         unknown = sorted(set(params) - set(SUPPORTED_PARAMS))
         if unknown:
             # a forest's own class_weight would weigh its fold's rows apart from the level's score
@@ -98,9 +101,11 @@ class FastForestParams:
                 f"engine='fast' does not implement the forest parameter(s) {unknown}; "
                 f"it supports {list(SUPPORTED_PARAMS)} (use engine='sklearn' for the others{hint})"
             )
-        criterion = params.get("criterion", "gini")
-        if criterion != "gini":
-            raise ValueError(f"engine='fast' implements criterion='gini' only; got criterion={criterion!r}")
+        given = params.get("criterion", criterion)
+        if given != criterion:
+            raise ValueError(
+                f"engine='fast' implements criterion={criterion!r} only; got criterion={given!r}"
+            )
         return cls(
             random_splits=random_splits,
             max_features=params["max_features"],
@@ -241,7 +246,7 @@ class FastForest:
         """The forest of its first ``n_trees`` trees (shares the node arrays)."""
         if not 1 <= n_trees <= self.n_trees:
             raise ValueError(f"first(n_trees) needs 1 <= n_trees <= {self.n_trees}; got {n_trees}")
-        head = FastForest(self.params, n_trees, self.seed, self.n_classes)
+        head = type(self)(self.params, n_trees, self.seed, self.n_classes)
         head.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("n_trees", "roots")})
         head.roots = self.roots[:n_trees]
         return head
