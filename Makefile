@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full grouped-folds reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 regression benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full grouped-folds reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -194,6 +194,13 @@ benchmark-df21: install
 	$(BIN)/python -m experiments.drivers.benchmark_df21 --experiment benchmark --df21-python $(DF21_VENV)/bin/python
 	$(BIN)/python -m experiments.drivers.benchmark_df21 --experiment benchmark_cv --df21-python $(DF21_VENV)/bin/python
 	$(BIN)/python -m experiments.reporting.report --section benchmark
+
+# The regression benchmark (experiments/analysis/regression_plan.py declares it): 24 tables from wheels,
+# 5 x 2 CV, disdf's regressor beside DF21's (in its venv) and scikit-learn's; resumes where it stopped.
+regression: install
+	test -x $(DF21_VENV)/bin/python || $(PYTHON) -m venv $(DF21_VENV)
+	$(DF21_VENV)/bin/python -m pip install --quiet deep-forest-py310 "numpy<2.4"
+	$(BIN)/python -m experiments.drivers.regression_benchmark --df21-python $(DF21_VENV)/bin/python
 
 # Its regime (b): 5 x 2-fold CV on at most 1,000 rows of each table (configs/experiment/benchmark_cv.yaml).
 benchmark-cv: install
