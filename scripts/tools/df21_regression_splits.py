@@ -13,11 +13,15 @@ trees per forest, one job::
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's scripts
+
 import argparse
 import json
 import time
 from importlib.metadata import version
-from pathlib import Path
 
 import numpy as np
 
