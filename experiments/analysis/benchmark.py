@@ -72,14 +72,16 @@ class Contrast:
     @property
     def verdict(self) -> str:
         """The Bayesian verdict at the declared probability, else "not decided"."""
-        for name, p in (
-            ("better", self.p_better),
-            ("equivalent", self.p_equivalent),
-            ("worse", self.p_worse),
-        ):
-            if p > DECISION_PROBABILITY:
-                return name
-        return "not decided"
+        return bayesian_verdict(self.p_better, self.p_equivalent, self.p_worse)
+
+
+def bayesian_verdict(p_better: float, p_equivalent: float, p_worse: float) -> str:
+    """ "better", "equivalent" or "worse" where its posterior probability exceeds DECISION_PROBABILITY,
+    else "not decided"."""
+    for name, p in (("better", p_better), ("equivalent", p_equivalent), ("worse", p_worse)):
+        if p > DECISION_PROBABILITY:
+            return name
+    return "not decided"
 
 
 def contrasts(accuracies: pd.DataFrame, seed: int = 0) -> list[Contrast]:

@@ -44,6 +44,7 @@ from experiments.reporting.sections import (
     mnist_full,
     paper_samples,
     protocol,
+    regression,
     run_details,
     scale,
     speed,
@@ -68,6 +69,7 @@ SECTIONS: tuple[Section, ...] = (
     paper_samples.SECTION,
     weights.SECTION,
     benchmark.SECTION,
+    regression.SECTION,
     limitations.SECTION,
     cell_tables.SECTION,
     claim_rows.SECTION,
@@ -77,6 +79,7 @@ SECTIONS: tuple[Section, ...] = (
     baselines.SECTION,
     metric.SECTION,
     benchmark.DETAIL,
+    regression.DETAIL,
     grouped_folds.SECTION,
     tuned_headline.SECTION,
     mgs.SECTION,
@@ -91,7 +94,7 @@ SECTIONS: tuple[Section, ...] = (
 #: scanning per cell, the tuned headline).
 APPENDIX = (
     "cell_tables", "claim_rows", "paper_samples_detail", "audit", "weight_fitting", "baselines", "metric",
-    "benchmark_detail", "grouped_folds", "tuned_headline", "mgs",
+    "benchmark_detail", "regression_detail", "grouped_folds", "tuned_headline", "mgs",
 )  # fmt: skip
 #: The sections that go to PERFORMANCE.md: the engineering, not the paper (runs, timings, full MNIST,
 #: speed, growing data, a large fit by part).

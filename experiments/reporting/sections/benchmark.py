@@ -74,9 +74,13 @@ def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) ->
     return float(q * np.sqrt(n_methods * (n_methods + 1) / (6 * n_datasets)))
 
 
-def draw_ranks(result: Ranking, n_tables: int):
+def draw_ranks(
+    result: Ranking, n_tables: int, names: dict[str, str] | None = None, what: str = "KEEL tables"
+):
     """Each method's mean rank, with the span of one critical difference to its right: a method whose
-    rank lies inside another's span is not separated from it by Nemenyi's test."""
+    rank lies inside another's span is not separated from it by Nemenyi's test (``names``: the methods'
+    labels, NAMES by default; ``what``: the tables, in the title)."""
+    labels = NAMES if names is None else names
     ranks = result.mean_ranks
     cd = critical_difference(len(ranks), n_tables)
 
@@ -85,11 +89,11 @@ def draw_ranks(result: Ranking, n_tables: int):
         y = np.arange(len(ranks))[::-1]
         axis.hlines(y, ranks.to_numpy(), ranks.to_numpy() + cd, color="0.8", lw=5, label=f"one CD ({cd:.2f})")
         axis.plot(ranks.to_numpy(), y, "o", color="tab:blue")
-        axis.set_yticks(y, [NAMES[m] for m in ranks.index])
+        axis.set_yticks(y, [labels[m] for m in ranks.index])
         axis.set_xlabel("mean rank over tables (1 = best)")
         axis.set_xlim(1, float(ranks.max()) + cd + 0.2)
         axis.legend(loc="upper right", fontsize=8)
-        axis.set_title(f"{n_tables} KEEL tables: methods within one CD of each other are not separated "
+        axis.set_title(f"{n_tables} {what}: methods within one CD of each other are not separated "
                        "(Nemenyi, alpha 0.05);\nmean ranks, and so this picture, change with the set of "
                        "methods compared", fontsize=9)  # fmt: skip
         figure.tight_layout()

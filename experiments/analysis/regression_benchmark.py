@@ -1,0 +1,126 @@
+"""The regression benchmark's analysis, by the rules declared before its records
+(:mod:`experiments.analysis.regression_plan`): it returns data; the report's sections render it.
+
+Unit: the dataset, over the datasets on which every method completed its 10 splits. Scores are
+per-dataset means over the splits (R^2, RMSE); fit times per-dataset medians of the process CPU seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import baycomp
+import numpy as np
+import pandas as pd
+
+from experiments.analysis.benchmark import Ranking, bayesian_verdict, ranking
+from experiments.analysis.regression_plan import CONTRASTS, METHODS, REPEATS, ROPE_R2
+
+RECORDS = Path("results/regression/records.csv")
+#: The baseline every fit time is divided by.
+SPEED_BASELINE = "df21"
+
+
+def complete(records: pd.DataFrame) -> pd.DataFrame:
+    """The "ok" rows of the datasets on which every method has all its 2 x REPEATS splits."""
+    ok = records[records["status"] == "ok"]
+    counts = ok.groupby(["dataset", "method"]).size().unstack("method").reindex(columns=list(METHODS))
+    full = counts.index[(counts == 2 * REPEATS).all(axis=1)]
+    return ok[ok["dataset"].isin(full)]
+
+
+def per_dataset(records: pd.DataFrame, column: str, how: str = "mean") -> pd.DataFrame:
+    """dataset x method: the splits' mean (or median) of ``column``, methods in the plan's order."""
+    table = records.groupby(["dataset", "method"])[column].agg(how).unstack("method")
+    return table.reindex(columns=list(METHODS))
+
+
+@dataclass(frozen=True)
+class RegressionContrast:
+    """treatment - baseline in mean R^2 across datasets, by the Bayesian signed-rank test."""
+
+    treatment: str
+    baseline: str
+    mean_difference: float
+    p_worse: float
+    p_equivalent: float
+    p_better: float
+
+    @property
+    def verdict(self) -> str:
+        return bayesian_verdict(self.p_better, self.p_equivalent, self.p_worse)
+
+
+def contrasts(r2: pd.DataFrame, seed: int = 0) -> list[RegressionContrast]:
+    """Every declared contrast, with a ROPE of +-ROPE_R2 (the test's Monte Carlo draws seeded)."""
+    found = []
+    for treatment, baseline in CONTRASTS:
+        x, y = r2[treatment].to_numpy(), r2[baseline].to_numpy()
+        p_better, p_equivalent, p_worse = baycomp.SignedRankTest.probs(x, y, rope=ROPE_R2, random_state=seed)
+        difference = float(np.mean(x - y))
+        probabilities = (float(p_worse), float(p_equivalent), float(p_better))
+        found.append(RegressionContrast(treatment, baseline, difference, *probabilities))
+    return found
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A per-dataset ratio summarised over the datasets: geometric mean, smallest, largest."""
+
+    method: str
+    geometric_mean: float
+    low: float
+    high: float
+
+
+def ratios(table: pd.DataFrame, numerator: str | None, denominator: str | None) -> list[Ratio]:
+    """Per method, ``table[numerator] / table[method]`` (numerator None: the method's own column) over
+    ``table[denominator]`` (None: the method's), summarised (:class:`Ratio`)."""
+    found = []
+    for method in table.columns:
+        top = table[numerator if numerator else method]
+        bottom = table[denominator if denominator else method]
+        ratio = (top / bottom).to_numpy(dtype=float)
+        found.append(
+            Ratio(method, float(np.exp(np.mean(np.log(ratio)))), float(ratio.min()), float(ratio.max()))
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class RegressionAnalysis:
+    """Everything the sections render: per-dataset tables, the ranking, the contrasts, the ratios."""
+
+    r2: pd.DataFrame
+    rmse: pd.DataFrame
+    fit_seconds: pd.DataFrame
+    levels: pd.DataFrame
+    ranking: Ranking
+    contrasts: list[RegressionContrast]
+    speedups: list[Ratio]  # DF21's fit CPU seconds over the method's
+    relative_rmse: list[Ratio]  # the method's RMSE over DF21's
+    n_datasets: int
+    n_declared: int
+
+
+def analyse(records: pd.DataFrame, n_declared: int) -> RegressionAnalysis | None:
+    """The declared analysis of the records; None before two datasets are complete."""
+    done = complete(records)
+    if done["dataset"].nunique() < 2:
+        return None
+    r2 = per_dataset(done, "r2")
+    rmse = per_dataset(done, "rmse")
+    seconds = per_dataset(done, "fit_cpu_seconds", "median")
+    return RegressionAnalysis(
+        r2=r2,
+        rmse=rmse,
+        fit_seconds=seconds,
+        levels=per_dataset(done, "n_levels"),
+        ranking=ranking(r2),
+        contrasts=contrasts(r2),
+        speedups=ratios(seconds, SPEED_BASELINE, None),
+        relative_rmse=ratios(rmse, None, SPEED_BASELINE),
+        n_datasets=len(r2),
+        n_declared=n_declared,
+    )

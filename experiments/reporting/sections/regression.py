@@ -1,0 +1,128 @@
+"""REPORT.md section "Regression" (one paragraph in the part beyond the paper) and APPENDIX.md's detail:
+the regression benchmark declared in :mod:`experiments.analysis.regression_plan`, analysed by
+:mod:`experiments.analysis.regression_benchmark`; this module only renders.
+
+    make regression                                              # the records (results/regression/)
+    python -m experiments.reporting.report --section regression regression_detail
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from experiments.analysis.regression_benchmark import RECORDS, RegressionAnalysis, analyse
+from experiments.analysis.regression_plan import DECISION_PROBABILITY, MAX_ROWS, N_TREES, ROPE_R2, SPEED_GOAL
+from experiments.reporting.section import Rendered, ReportContext, Section
+from experiments.reporting.sections.benchmark import critical_difference, draw_ranks
+from experiments.running.regression_datasets import REGRESSION_DATASETS
+
+NAMES = {
+    "disdf": "disdf (defaults)",
+    "disdf_df21_level": "disdf, DF21's level",
+    "df21": "DF21",
+    "random_forest": f"RF ({4 * N_TREES})",
+    "extra_trees": f"ET ({4 * N_TREES})",
+    "hist_gradient_boosting": "HGB",
+}
+RANK_FIGURE = "figures/regression_ranks.png"
+
+
+def _analysis(context: ReportContext) -> RegressionAnalysis | None:
+    path = context.root / RECORDS
+    if not path.is_file():
+        return None
+    return context.once("regression", lambda: analyse(pd.read_csv(path), len(REGRESSION_DATASETS)))
+
+
+def _contrast_rows(found: RegressionAnalysis) -> list[str]:
+    rows = [
+        "| contrast | mean ΔR² | P(worse) | P(within ±0.01) | P(better) | verdict (P > 0.95) |",
+        "|:--|--:|--:|--:|--:|:--|",
+    ]
+    for c in found.contrasts:
+        rows.append(
+            f"| {NAMES[c.treatment]} − {NAMES[c.baseline]} | {c.mean_difference:+.4f} | {c.p_worse:.3f} | "
+            f"{c.p_equivalent:.3f} | {c.p_better:.3f} | {c.verdict} |"
+        )
+    return rows
+
+
+def _speed(found: RegressionAnalysis, method: str) -> str:
+    ratio = next(r for r in found.speedups if r.method == method)
+    return f"{ratio.geometric_mean:.1f}× (per table {ratio.low:.1f}–{ratio.high:.1f}×)"
+
+
+def render(context: ReportContext) -> Rendered | None:
+    """REPORT.md's paragraph; None before two tables are complete."""
+    found = _analysis(context)
+    if found is None:
+        return None
+    ranks = found.ranking.mean_ranks
+    first = ranks.index[0]
+    cd = critical_difference(len(ranks), found.n_datasets)
+    goal = (
+        "meets"
+        if next(r for r in found.speedups if r.method == "disdf_df21_level").geometric_mean >= SPEED_GOAL
+        else "misses"
+    )
+    text = [
+        "### Regression",
+        "",
+        f"`CascadeForestRegressor` beside DF21's regressor and scikit-learn's on {found.n_datasets} of the "
+        f"{found.n_declared} declared public tables (5 × 2 CV, ≤ {MAX_ROWS:,} rows, {N_TREES} trees per "
+        "forest; protocol and tests declared before the first record; `make regression`). Against DF21, by "
+        f"the Bayesian signed-rank test over tables (region of equivalence ±{ROPE_R2} R²):",
+        "",
+        *_contrast_rows(found),
+        "",
+        f"Friedman χ² = {found.ranking.statistic:.1f}, p = {found.ranking.p_value:.2g}; {NAMES[first]} ranks "
+        f"first ({ranks.iloc[0]:.2f}; critical difference {cd:.2f}, Nemenyi). Fit CPU time, DF21's over "
+        f"disdf's with DF21's level: {_speed(found, 'disdf_df21_level')}, which {goal} the goal of "
+        f"{SPEED_GOAL:.0f}×; with disdf's defaults: {_speed(found, 'disdf')}. Detail: APPENDIX.md.",
+    ]
+    return Rendered("\n".join(text))
+
+
+def render_detail(context: ReportContext) -> Rendered | None:
+    """APPENDIX.md's tables and the rank figure; None before two tables are complete."""
+    found = _analysis(context)
+    if found is None:
+        return None
+    ranks = found.ranking.mean_ranks
+    cd = critical_difference(len(ranks), found.n_datasets)
+    table = found.r2.rename(columns=NAMES).round(3)
+    table.insert(0, "rows", [min(REGRESSION_DATASETS[d].rows, MAX_ROWS) for d in table.index])
+    relative = {r.method: r for r in found.relative_rmse}
+    text = [
+        "## Regression: per table, ranks and fit times",
+        "",
+        f"Mean test R² over the 10 halves of 5 × 2 CV (`{RECORDS}`); the verdicts need a posterior "
+        f"probability above {DECISION_PROBABILITY}.",
+        "",
+        table.to_markdown(),
+        "",
+        "Mean ranks (1 = best): "
+        + ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in ranks.items())
+        + f"; critical difference {cd:.2f} (Nemenyi, α = 0.05).",
+        "",
+        "RMSE relative to DF21's (geometric mean over tables, range): "
+        + ", ".join(
+            f"{NAMES[m]} {relative[m].geometric_mean:.3f} ({relative[m].low:.2f}–{relative[m].high:.2f})"
+            for m in found.rmse.columns
+            if m != "df21"
+        )
+        + ".",
+        "",
+        "Median fit CPU seconds per table (one job each):",
+        "",
+        found.fit_seconds.rename(columns=NAMES).round(2).to_markdown(),
+        "",
+        f"![Mean ranks]({RANK_FIGURE})",
+    ]
+    figure = draw_ranks(found.ranking, found.n_datasets, NAMES, "regression tables")
+    return Rendered("\n".join(text), figures={RANK_FIGURE: figure})
+
+
+READS = f"{RECORDS} (make regression)"
+SECTION = Section("regression", READS, render)
+DETAIL = Section("regression_detail", READS, render_detail)

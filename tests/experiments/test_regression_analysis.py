@@ -1,0 +1,50 @@
+"""The regression benchmark's declared analysis, on records made up for the test."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.analysis.regression_benchmark import analyse, complete
+from experiments.analysis.regression_plan import METHODS, REPEATS
+
+
+def made_up_records(n_datasets: int, shift: dict[str, float], seconds: dict[str, float]) -> pd.DataFrame:
+    """Every method on every split: R^2 = the dataset's base + the method's shift, fit seconds fixed."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for d in range(n_datasets):
+        base = rng.uniform(0.3, 0.8)
+        for split in range(2 * REPEATS):
+            for method in METHODS:
+                r2 = base + shift.get(method, 0.0) + rng.normal(scale=0.001)
+                row = {"dataset": f"t{d}", "split": split, "method": method, "status": "ok", "r2": r2}
+                rows.append(
+                    {**row, "rmse": 1.0 - r2, "fit_cpu_seconds": seconds.get(method, 1.0), "n_levels": 2}
+                )
+    return pd.DataFrame(rows)
+
+
+def test_a_table_with_a_missing_or_failed_split_is_left_out():
+    records = made_up_records(3, {}, {})
+    records.loc[(records.dataset == "t1") & (records.method == "df21") & (records.split == 4), "status"] = (
+        "boom"
+    )
+    records = records[~((records.dataset == "t2") & (records.method == "disdf") & (records.split == 0))]
+    assert sorted(complete(records)["dataset"].unique()) == ["t0"]
+
+
+def test_verdicts_follow_the_declared_rope_and_probability():
+    found = analyse(made_up_records(20, {"disdf_df21_level": 0.002, "disdf": -0.05}, {}), 24)
+    verdicts = {(c.treatment, c.baseline): c.verdict for c in found.contrasts}
+    assert verdicts[("disdf_df21_level", "df21")] == "equivalent"  # +0.002 inside +-0.01
+    assert verdicts[("disdf", "df21")] == "worse"
+    assert found.n_datasets == 20 and found.n_declared == 24
+
+
+def test_speedups_are_geometric_means_of_df21s_seconds_over_the_methods():
+    found = analyse(made_up_records(4, {}, {"df21": 6.0, "disdf_df21_level": 1.5, "disdf": 2.0}), 24)
+    speedups = {ratio.method: ratio for ratio in found.speedups}
+    assert speedups["disdf_df21_level"].geometric_mean == pytest.approx(4.0)
+    assert speedups["disdf"].geometric_mean == pytest.approx(3.0)
+    assert speedups["df21"].geometric_mean == pytest.approx(1.0)
+    assert list(found.ranking.mean_ranks.index).count("df21") == 1
