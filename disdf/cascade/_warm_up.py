@@ -13,12 +13,14 @@ import numpy as np
 
 from disdf.cascade._cascade import CascadeForestClassifier
 from disdf.cascade._discriminative import DisDFClassifier
+from disdf.cascade._regressor import CascadeForestRegressor
 from disdf.forests._specs import COMPILED_ENGINES
 
 
 def warm_up() -> None:
-    """Compile and cache the engine's kernels: fit and apply both cascades once per compiled engine
-    (DisDF with an exact and a pair-sampling solver) on 90 random examples. About a minute of CPU in
+    """Compile and cache the engine's kernels: fit and apply the cascades once per compiled engine
+    (DisDF with an exact and a pair-sampling solver; the regressor's squared-error trees) on 90 random
+    examples. About a minute of CPU in
     a new environment, a second once cached; nothing is returned or kept.
 
     Examples
@@ -40,3 +42,5 @@ def warm_up() -> None:
         ]
         for model in models:
             model.fit(X, y).predict_proba(X)
+        regressor = CascadeForestRegressor(n_trees=4, max_levels=2, engine=engine, random_state=0)
+        regressor.fit(X, X[:, 1] + y).predict(X)
