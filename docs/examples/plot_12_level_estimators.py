@@ -59,5 +59,7 @@ print("transform's columns:", model.transform(X[:2]).shape[1])
 # ------------------------------------------------
 # DisDF's weights (eq. (70)-(72)) are learned per forest over its trees; a member has one, of weight 1.
 
-disdf = DisDFClassifier(n_trees=50, random_state=0, level_estimators=[("logistic", logistic)]).fit(X, y)
-print("the member's weights at level 1, per fold:", [w.tolist() for w in disdf.weights_[0][-1]])
+discriminative = DisDFClassifier(n_trees=50, random_state=0, level_estimators=[("logistic", logistic)]).fit(
+    X, y
+)
+print("the member's weights at level 1, per fold:", [w.tolist() for w in discriminative.weights_[0][-1]])
