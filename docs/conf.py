@@ -42,7 +42,9 @@ nitpicky = True
 autodoc_typehints = "none"
 # A class shows its own members and those of disdf's classes it inherits (DisDFClassifier's fit,
 # pair_distance), not scikit-learn's (get_params, score: documented upstream).
-SKLEARN_BASES = "BaseEstimator,ClassifierMixin,RegressorMixin,TransformerMixin,_SetOutputMixin,_MetadataRequester,object"
+SKLEARN_BASES = (
+    "BaseEstimator,ClassifierMixin,RegressorMixin,TransformerMixin,_SetOutputMixin,_MetadataRequester,object"
+)
 autodoc_default_options = {
     "members": True,
     "undoc-members": True,
