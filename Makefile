@@ -7,7 +7,7 @@ DISDF_DATA_DIR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 export DISDF_DATA_DIR
 PYTEST_WORKERS ?= 2
 
-.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 regression benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full grouped-folds reproduce-quick test-full mnist-full tables claim-history figures clean
+.PHONY: install docs test test-records lint format typecheck test-library bench-first-fit benchmark benchmark-df21 regression benchmark-cv headline-tuned weights bench bench-df21 bench-predict-df21 bench-scale bench-regression-scale bench-dask bench-profile bench-profile-large bench-routing bench-memory-estimate bench-small-n bench-defaults bench-scale-capped bench-scale-defaults bench-mnist-ab soak engine-equivalence pair-draws reproduce ablation audit baselines metric mgs mgs-full grouped-folds reproduce-quick test-full mnist-full tables claim-history figures clean
 
 # `git diff results/` compares raw records without their timing fields (.gitattributes). Set on every
 # make, not only at the venv's creation, so that the driver follows the script when it moves.
@@ -118,6 +118,10 @@ SCALE_FLAGS ?=
 bench-scale: install
 	$(BIN)/python scripts/bench/bench_scale.py --record --budget-minutes $(SCALE_BUDGET) \
 		--max-run-minutes $(SCALE_RUN_MINUTES) --df21-python $(DF21_VENV)/bin/python $(SCALE_FLAGS)
+
+# The regressor at 10^4 and 10^5 rows beside DF21's (its venv) and scikit-learn's, two jobs each; resumes.
+bench-regression-scale: install
+	$(BIN)/python scripts/bench/bench_regression_scale.py --record --resume --df21-python $(DF21_VENV)/bin/python
 
 # Both cascades with every tree on at most 200,000 rows (max_tree_samples; bench_scale's TREE_SAMPLE_CAP)
 # at 100,000 HIGGS-shaped rows (the trees of no cap) and 10^6, levels on disk, into results/bench/scale*.csv

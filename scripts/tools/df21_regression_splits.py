@@ -4,9 +4,10 @@
 each split s, ``X_train_s``, ``y_train_s``, ``X_test_s``, ``y_test_s`` and the array ``seeds`` (the split's
 seed, DF21's ``random_state``), runs this script on it in DF21's venv and reads one JSON line per split:
 ``split``, ``status`` ("ok" or the error's one line), ``r2``, ``rmse``, ``n_levels``, ``fit_cpu_seconds``,
-``predict_cpu_seconds``, ``library_version``. The model: DF21's ``CascadeForestRegressor`` with its
-defaults (2 random forests and 2 extra-trees forests per layer, 255 bins, at most 20 layers), ``--n-trees``
-trees per forest, one job::
+``predict_cpu_seconds``, ``fit_wall_seconds``, ``peak_memory_gib`` (the process's), ``library_version``.
+The model: DF21's ``CascadeForestRegressor`` with its defaults (2 random forests and 2 extra-trees
+forests per layer, 255 bins, at most 20 layers), ``--n-trees`` trees per forest, ``--n-jobs`` jobs (1;
+``scripts/bench/bench_regression_scale.py`` gives 2)::
 
     build/df21-venv/bin/python scripts/tools/df21_regression_splits.py SPLITS.npz --splits 0 1 2
 """
@@ -20,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 
 import argparse
 import json
+import resource
 import time
 from importlib.metadata import version
 
@@ -33,10 +35,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--splits", dest="which", type=int, nargs="+", required=True, help="which splits to fit"
     )
     parser.add_argument("--n-trees", type=int, default=100, help="trees per forest")
+    parser.add_argument("--n-jobs", type=int, default=1, help="DF21's n_jobs")
     return parser.parse_args(argv)
 
 
-def fit_one(stored, split: int, n_trees: int) -> dict:
+def fit_one(stored, split: int, n_trees: int, n_jobs: int = 1) -> dict:
     """DF21 fitted on one split and scored on its test half; a failure is a status, not an exception."""
     from deepforest import CascadeForestRegressor
 
@@ -48,10 +51,10 @@ def fit_one(stored, split: int, n_trees: int) -> dict:
         "library_version": f"deep-forest-py310 {version('deep-forest-py310')}",
     }
     try:
-        model = CascadeForestRegressor(n_trees=n_trees, n_jobs=1, random_state=seed, verbose=0)
-        started = time.process_time()
+        model = CascadeForestRegressor(n_trees=n_trees, n_jobs=n_jobs, random_state=seed, verbose=0)
+        started, wall = time.process_time(), time.perf_counter()
         model.fit(stored[f"X_train_{split}"], stored[f"y_train_{split}"])
-        fitted = time.process_time()
+        fitted, wall = time.process_time(), time.perf_counter() - wall
         predicted = np.asarray(model.predict(X_test), dtype=np.float64).ravel()
         predict_seconds = time.process_time() - fitted
     except Exception as error:  # DF21 failing on a table is a result: a status row
@@ -65,6 +68,8 @@ def fit_one(stored, split: int, n_trees: int) -> dict:
         "n_levels": int(model.n_layers_),
         "fit_cpu_seconds": fitted - started,
         "predict_cpu_seconds": predict_seconds,
+        "fit_wall_seconds": wall,
+        "peak_memory_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
     }
 
 
@@ -72,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     with np.load(args.splits, allow_pickle=False) as stored:
         for split in args.which:
-            print(json.dumps(fit_one(stored, split, args.n_trees)), flush=True)
+            print(json.dumps(fit_one(stored, split, args.n_trees, args.n_jobs)), flush=True)
 
 
 if __name__ == "__main__":
