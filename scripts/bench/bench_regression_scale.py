@@ -12,7 +12,10 @@ ExtraTrees (400 trees: one level's budget) and HistGradientBoosting (its default
 
 Each fit runs in a fresh process, after a small warm-up fit of the same estimator (numba compiles or
 reads its cache then, not in the timed fit); its peak resident memory (``ru_maxrss``, the data
-included) is its own. ``--resume`` keeps the rows the output file has and runs the others.
+included) is its own. For the cascades, ``estimate_gib`` is the library's memory check's estimate
+before the fit (which counts ``max_levels`` levels held) and ``estimate_grown_levels_gib`` the same
+model given the levels the fit grew: the check's model beside the measured peak. ``--resume`` keeps
+the rows the output file has and runs the others.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ def fit_once(n_train: int, method: str, n_jobs: int) -> dict:
     X_train, y_train, X_test, y_test = problem(n_train)
     estimator = make_method(method, n_jobs)
     clone(estimator).fit(X_train[:300], y_train[:300]).predict(X_test[:30])  # warm-up (compiles)
+    estimate = memory_estimate(estimator, X_train, y_train)
     cpu, start = time.process_time(), time.perf_counter()
     estimator.fit(X_train, y_train)
     fit_seconds, fit_cpu = time.perf_counter() - start, time.process_time() - cpu
@@ -86,9 +90,27 @@ def fit_once(n_train: int, method: str, n_jobs: int) -> dict:
         "fit_seconds": fit_seconds,
         "fit_cpu_seconds": fit_cpu,
         "peak_memory_gib": peak_memory_gib(),
+        "estimate_gib": estimate,
+        # the estimate counts max_levels levels held; this fit's grown levels give it with its own count
+        "estimate_grown_levels_gib": memory_estimate(
+            estimator, X_train, y_train, len(getattr(estimator, "level_scores_", []))
+        ),
         "n_levels": getattr(estimator, "n_levels_", 1),
         "test_r2": float(r2_score(y_test, estimator.predict(X_test))),
     }
+
+
+def memory_estimate(estimator, X: np.ndarray, y: np.ndarray, levels: int | None = None) -> float | None:
+    """The library's memory check's estimate of this fit (GiB), for the cascades; None for the others.
+    ``levels``: the levels the fit grows (None: max_levels, what the check assumes before the fit)."""
+    from disdf import CascadeForestRegressor
+    from disdf.cascade._fit_memory import estimator_fit_memory
+
+    if not isinstance(estimator, CascadeForestRegressor) or levels == 0:
+        return None
+    counts = np.zeros(1 if y.ndim == 1 else y.shape[1], dtype=np.int64)
+    counts[0] = len(y)
+    return estimator_fit_memory(estimator, counts, X.shape[1], levels).total / 2**30
 
 
 def fit_df21(n_train: int, n_jobs: int, python: Path) -> dict:
