@@ -130,7 +130,7 @@ def render_detail(context: ReportContext) -> Rendered | None:
         "",
         f"![Mean ranks]({RANK_FIGURE})",
     ]
-    figure = draw_ranks(found.ranking, found.n_datasets, NAMES, "regression tables")
+    figure = draw_ranks(found.ranking, found.n_datasets, NAMES, "tables")
     return Rendered("\n".join(text), figures={RANK_FIGURE: figure})
 
 
