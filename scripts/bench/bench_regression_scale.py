@@ -14,8 +14,8 @@ Each fit runs in a fresh process, after a small warm-up fit of the same estimato
 reads its cache then, not in the timed fit); its peak resident memory (``ru_maxrss``, the data
 included) is its own. For the cascades, ``estimate_gib`` is the library's memory check's estimate
 before the fit (which counts ``max_levels`` levels held) and ``estimate_grown_levels_gib`` the same
-model given the levels the fit grew: the check's model beside the measured peak. ``--resume`` keeps
-the rows the output file has and runs the others.
+model given the levels the fit grew: the check's model beside the measured peak. A run replaces the rows of
+the (size, method) it measures and keeps the others; ``--resume`` skips those the file has.
 """
 
 from __future__ import annotations
@@ -141,6 +141,7 @@ def fit_df21(n_train: int, n_jobs: int, python: Path) -> dict:
         "n_levels": row["n_levels"],
         "test_r2": row["r2"],
         "library_version": row["library_version"],
+        "libraries": f"{row['library_version']} (DF21's venv)",  # not this venv's builds
     }
 
 
@@ -161,22 +162,21 @@ def main() -> None:
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--df21-python", type=Path, default=DF21_PYTHON)
-    parser.add_argument("--resume", action="store_true", help="keep the output's rows, run the others")
+    parser.add_argument("--resume", action="store_true", help="skip the (size, method) the output has")
     add_record_flag(parser)
     args = parser.parse_args()
     output = bench_output(args, "regression_scale")
     earlier = pd.read_csv(output) if args.resume and output.is_file() else pd.DataFrame(columns=list(KEY))
     done = set(map(tuple, earlier[list(KEY)].to_numpy().tolist()))
-    first = not args.resume
     for n_train in args.sizes:
         for method in args.methods:
             if (n_train, method) in done:
                 continue
             row = measure(n_train, method, args.n_jobs, args.df21_python)
             print(json.dumps(row), flush=True)
-            # each row as it lands (a long run loses nothing); a rerun of a (size, method) replaces its row
-            write_csv(output, [row], append=not first, replacing=KEY)
-            first = False
+            # each row as it lands (a long run loses nothing); a rerun of a (size, method) replaces its row,
+            # the others stay
+            write_csv(output, [row], append=True, replacing=KEY)
 
 
 if __name__ == "__main__":
