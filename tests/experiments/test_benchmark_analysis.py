@@ -97,7 +97,8 @@ def test_dietterichs_interval_uses_the_spread_within_each_repeat():
 
 def test_balanced_accuracy_is_read_by_the_same_tests_when_every_record_has_it(tmp_path):
     """A method that keeps accuracy but loses 5 points of balanced accuracy on every table (it ignores
-    a small class): the secondary line finds it worse, and records without the field show no such line."""
+    a small class): the secondary line (APPENDIX.md's, not the main part's) finds it worse, and records
+    without the field show no such line."""
     from experiments.reporting.sections import benchmark
 
     frame = records({}).assign(dataset=lambda f: "keel_" + f["dataset"])
@@ -107,11 +108,12 @@ def test_balanced_accuracy_is_read_by_the_same_tests_when_every_record_has_it(tm
     )
     regimes = {"benchmark": (benchmark.REGIMES[0], frame)}
     lines, detail, _ = benchmark.benchmark_section(regimes, traits, {})
-    text = "\n".join(lines)
-    secondary = next(line for line in lines if line.startswith("Balanced accuracy (secondary"))
+    text, appendix = "\n".join(lines), "\n".join(detail)
+    secondary = next(line for line in detail if line.startswith("Balanced accuracy (secondary"))
     assert re.search(r"DisDF − gcF -(4\.9\d|5\.0\d) \(Wilcoxon", secondary) and "worse" in secondary
-    assert text.index("Friedman χ²") < text.index("Balanced accuracy") < text.index("![Mean ranks]")
-    assert "| DisDF − gcF | -5.0" in "\n".join(detail) or "| DisDF − gcF | -4.9" in "\n".join(detail)
+    assert "Balanced accuracy" not in text  # the main part's 2,000 words hold the primary endpoint only
+    assert appendix.index("Balanced accuracy (secondary") < appendix.index("| DisDF − gcF | -")
+    assert "| DisDF − gcF | -5.0" in appendix or "| DisDF − gcF | -4.9" in appendix
     without = "\n".join(
         benchmark.benchmark_section(
             {"benchmark": (benchmark.REGIMES[0], frame.drop(columns="balanced_accuracy"))}, traits, {}
