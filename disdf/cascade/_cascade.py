@@ -275,8 +275,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
         """The out-of-fold accuracy of the summed class vectors (weighted by the examples' weights)."""
         return level_accuracy(vectors, y_code, sample_weight)
 
-    def _forest_options(self) -> dict[str, Any]:
-        return {"n_classes": len(self.classes_)}
+    def _n_columns(self) -> int:
+        return len(self.classes_)
 
     # ----------------------------------------------------------------- predict
     def predict_proba(self, X) -> np.ndarray:

@@ -11,8 +11,8 @@ models is one :class:`~disdf.cascade._forest_fit.ForestFit`; a level is a list o
 
 :class:`_CascadeBase` is the loop; a task says, through a few hooks, how its target is checked and
 encoded (``_encode_target``), how rows are dealt into folds (``_deal_folds``), how a level is scored
-(``_level_score``: the out-of-fold accuracy, or R^2) and what the fold models grow
-(``_forest_options``).
+(``_level_score``: the out-of-fold accuracy, or R^2) and how many columns a fold model's vector has
+(``_n_columns``).
 """
 
 from __future__ import annotations
@@ -123,9 +123,13 @@ class _CascadeBase(
         """The out-of-fold score of a level's M vectors (higher is better; 1.0 is perfect)."""
         raise NotImplementedError
 
+    def _n_columns(self) -> int:
+        """Columns of a fold model's vector: the classes, or the outputs."""
+        raise NotImplementedError
+
     def _forest_options(self) -> dict[str, Any]:
         """What every fold model grows from beyond the trees' parameters: its vectors' columns, its task."""
-        raise NotImplementedError
+        return {"n_classes": self._n_columns(), "regression": self._regression}
 
     # --------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None) -> Any:

@@ -87,12 +87,10 @@ def fit_and_hold_out(
     ``shared``: the fold's rows feature-major for a compiled engine, released once the trees are grown.
     A ``kind`` that is a :class:`~disdf.cascade._level_members.LevelMember` is that member's estimator
     fitted on the fold (its held-out outputs as leaf rows)."""
-    if isinstance(kind, LevelMember):
-        if shared is not None:
-            shared.release()  # a member reads X example-major: the fold's copy is the forests'
-        member = fit_member(kind, features, y, train, seed, **_member_options(forest_options))
-        return member, member.tree_leaves(features, rows=test)
-    grow = partial(fit_fold_model, kind, params, engine, features, y, random_state=seed, rows=train)
+    grow = partial(fit_level_model, kind, params, engine, features, y, seed, rows=train)
+    if shared is not None and isinstance(kind, LevelMember):
+        shared.release()  # a member reads X example-major: the fold's copy is the forests'
+        shared = None
     if shared is None:
         model = grow(**forest_options)
     else:
@@ -119,13 +117,15 @@ def fit_level_model(
     X: np.ndarray,
     y: np.ndarray,
     random_state: int,
+    rows: np.ndarray | None = None,
     **forest_options: Any,
 ) -> FoldModel:
-    """One model of a level on all of (X, y): a forest (:func:`~disdf.forests._specs.fit_fold_model`)
-    or a member's estimator (``test_vectors="refit"``)."""
+    """One model of a level on the examples ``rows`` of (X, y) (None: all, for ``test_vectors="refit"``):
+    a forest (:func:`~disdf.forests._specs.fit_fold_model`) or a member's estimator."""
     if isinstance(kind, LevelMember):
-        return fit_member(kind, X, y, np.arange(len(y)), random_state, **_member_options(forest_options))
-    return fit_fold_model(kind, params, engine, X, y, random_state=random_state, **forest_options)
+        rows = np.arange(len(y)) if rows is None else rows
+        return fit_member(kind, X, y, rows, random_state, **_member_options(forest_options))
+    return fit_fold_model(kind, params, engine, X, y, random_state=random_state, rows=rows, **forest_options)
 
 
 def grow_level_models(

@@ -232,8 +232,8 @@ class CascadeForestRegressor(RegressorMixin, _CascadeBase):
         """The out-of-fold R^2 of the mean of the level's forests' predictions (weighted)."""
         return level_r2(vectors, y_code, sample_weight)
 
-    def _forest_options(self) -> dict[str, Any]:
-        return {"n_classes": self.n_outputs_, "regression": True}
+    def _n_columns(self) -> int:
+        return self.n_outputs_
 
     def _describe_columns(self, n_columns: int) -> str:
         return f"{n_columns} output(s)"

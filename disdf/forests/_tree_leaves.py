@@ -34,8 +34,7 @@ class SklearnFoldModel:
         self.forest = forest
         self.n_classes = n_classes
         trees = [tree.tree_ for tree in forest.estimators_]
-        node_counts = np.array([tree.node_count for tree in trees])
-        self.offsets = np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        self.offsets = node_offsets(trees)
         values = np.concatenate([tree.value[:, 0, :] for tree in trees])
         totals = values.sum(axis=1, keepdims=True)
         seen = np.asarray(forest.classes_, dtype=int)
@@ -112,10 +111,15 @@ class SklearnRegressionFoldModel(SklearnFoldModel):
     def __init__(self, forest) -> None:
         self.forest = forest
         trees = [tree.tree_ for tree in forest.estimators_]
-        node_counts = np.array([tree.node_count for tree in trees])
-        self.offsets = np.concatenate(([0], np.cumsum(node_counts)[:-1]))
+        self.offsets = node_offsets(trees)
         self.table = np.ascontiguousarray(np.concatenate([tree.value[:, :, 0] for tree in trees]))
         self.n_classes = self.table.shape[1]
+
+
+def node_offsets(trees: list) -> np.ndarray:
+    """Where each tree's nodes start in the forest's table of every node (the trees' ``tree_``)."""
+    node_counts = np.array([tree.node_count for tree in trees])
+    return np.concatenate(([0], np.cumsum(node_counts)[:-1]))
 
 
 def weighted_sum(tree_probabilities: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -56,8 +56,29 @@ def ranking(accuracies: pd.DataFrame) -> Ranking:
     return Ranking(float(statistic), float(p_value), ranks, nemenyi)
 
 
+class BayesianVerdict:
+    """A contrast's verdict from its posterior probabilities (the dataclass's fields ``p_better``,
+    ``p_equivalent``, ``p_worse``): the one above DECISION_PROBABILITY, else "not decided"."""
+
+    p_worse: float
+    p_equivalent: float
+    p_better: float
+
+    @property
+    def verdict(self) -> str:
+        """ "better", "equivalent" or "worse" where its probability exceeds DECISION_PROBABILITY."""
+        for name, p in (
+            ("better", self.p_better),
+            ("equivalent", self.p_equivalent),
+            ("worse", self.p_worse),
+        ):
+            if p > DECISION_PROBABILITY:
+                return name
+        return "not decided"
+
+
 @dataclass(frozen=True)
-class Contrast:
+class Contrast(BayesianVerdict):
     """One contrast (treatment - baseline) across datasets, by both of the declared tests."""
 
     treatment: str
@@ -68,20 +89,6 @@ class Contrast:
     p_worse: float
     p_equivalent: float
     p_better: float
-
-    @property
-    def verdict(self) -> str:
-        """The Bayesian verdict at the declared probability, else "not decided"."""
-        return bayesian_verdict(self.p_better, self.p_equivalent, self.p_worse)
-
-
-def bayesian_verdict(p_better: float, p_equivalent: float, p_worse: float) -> str:
-    """ "better", "equivalent" or "worse" where its posterior probability exceeds DECISION_PROBABILITY,
-    else "not decided"."""
-    for name, p in (("better", p_better), ("equivalent", p_equivalent), ("worse", p_worse)):
-        if p > DECISION_PROBABILITY:
-            return name
-    return "not decided"
 
 
 def contrasts(accuracies: pd.DataFrame, seed: int = 0) -> list[Contrast]:

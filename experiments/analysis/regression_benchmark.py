@@ -14,7 +14,7 @@ import baycomp
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.benchmark import Ranking, bayesian_verdict, ranking
+from experiments.analysis.benchmark import BayesianVerdict, Ranking, ranking
 from experiments.analysis.regression_plan import CONTRASTS, METHODS, REPEATS, ROPE_R2
 
 RECORDS = Path("results/regression/records.csv")
@@ -37,7 +37,7 @@ def per_dataset(records: pd.DataFrame, column: str, how: str = "mean") -> pd.Dat
 
 
 @dataclass(frozen=True)
-class RegressionContrast:
+class RegressionContrast(BayesianVerdict):
     """treatment - baseline in mean R^2 across datasets, by the Bayesian signed-rank test."""
 
     treatment: str
@@ -46,10 +46,6 @@ class RegressionContrast:
     p_worse: float
     p_equivalent: float
     p_better: float
-
-    @property
-    def verdict(self) -> str:
-        return bayesian_verdict(self.p_better, self.p_equivalent, self.p_worse)
 
 
 def contrasts(r2: pd.DataFrame, seed: int = 0) -> list[RegressionContrast]:
@@ -68,23 +64,20 @@ def contrasts(r2: pd.DataFrame, seed: int = 0) -> list[RegressionContrast]:
 class Ratio:
     """A per-dataset ratio summarised over the datasets: geometric mean, smallest, largest."""
 
-    method: str
     geometric_mean: float
     low: float
     high: float
 
 
-def ratios(table: pd.DataFrame, numerator: str | None, denominator: str | None) -> list[Ratio]:
-    """Per method, ``table[numerator] / table[method]`` (numerator None: the method's own column) over
-    ``table[denominator]`` (None: the method's), summarised (:class:`Ratio`)."""
-    found = []
+def ratios(table: pd.DataFrame, numerator: str | None, denominator: str | None) -> dict[str, Ratio]:
+    """Per method, ``table[numerator]`` (None: the method's own column) over ``table[denominator]``
+    (None: the method's), summarised (:class:`Ratio`)."""
+    found = {}
     for method in table.columns:
         top = table[numerator if numerator else method]
         bottom = table[denominator if denominator else method]
         ratio = (top / bottom).to_numpy(dtype=float)
-        found.append(
-            Ratio(method, float(np.exp(np.mean(np.log(ratio)))), float(ratio.min()), float(ratio.max()))
-        )
+        found[method] = Ratio(float(np.exp(np.mean(np.log(ratio)))), float(ratio.min()), float(ratio.max()))
     return found
 
 
@@ -98,8 +91,8 @@ class RegressionAnalysis:
     levels: pd.DataFrame
     ranking: Ranking
     contrasts: list[RegressionContrast]
-    speedups: list[Ratio]  # DF21's fit CPU seconds over the method's
-    relative_rmse: list[Ratio]  # the method's RMSE over DF21's
+    speedups: dict[str, Ratio]  # per method: DF21's fit CPU seconds over the method's
+    relative_rmse: dict[str, Ratio]  # per method: its RMSE over DF21's
     n_datasets: int
     n_declared: int
 

@@ -18,7 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from disdf.forests._compiled.forest import FastForest, _as_input, _bin_sample, _row_weights, feature_major
+from disdf.forests._compiled.forest import (
+    FastForest,
+    _as_input,
+    _bin_sample,
+    _row_weights,
+    feature_major,
+    n_candidate_features,
+)
 from disdf.forests._importances import TreeImportances
 
 #: Forests on at most this many examples code no feature (every node sorts).
@@ -69,13 +76,11 @@ def bin_edges(placed_on: np.ndarray, distinct: np.ndarray, max_bins: int) -> np.
 
 
 class FastRegressionForest(FastForest):
-    """``n_trees`` compiled squared-error regression trees on targets of ``n_outputs`` columns.
+    """``n_trees`` compiled squared-error regression trees on targets of ``n_classes`` columns (the
+    outputs: :class:`FastForest`'s constructor, whose columns are the classes).
 
     Tree t's randomness depends only on (``seed``, t): ``first(T)`` is the T-tree forest of the seed.
     """
-
-    def __init__(self, params, n_trees: int, seed: int, n_outputs: int) -> None:
-        super().__init__(params, n_trees, seed, n_outputs)
 
     def fit(
         self,
@@ -98,8 +103,7 @@ class FastRegressionForest(FastForest):
                 f"feature_major_rows must be feature_major(X, rows), of shape {(X.shape[1], n_rows)}; "
                 f"got shape {Xt.shape}"
             )
-        from disdf.forests._compiled.forest import n_candidate_features
-        from disdf.forests._compiled.regression_kernels import grow_regression_tree
+        from disdf.forests._compiled.regression_kernels import grow_regression_tree  # numba: at first fit
 
         p = self.params
         coded = feature_codes(Xt, p.max_bins, _bin_sample(p, n_rows, self.seed))

@@ -36,7 +36,8 @@ def _analysis(context: ReportContext) -> RegressionAnalysis | None:
 
 def _contrast_rows(found: RegressionAnalysis) -> list[str]:
     rows = [
-        "| contrast | mean ΔR² | P(worse) | P(within ±0.01) | P(better) | verdict (P > 0.95) |",
+        f"| contrast | mean ΔR² | P(worse) | P(within ±{ROPE_R2:g}) | P(better) | verdict (P > "
+        f"{DECISION_PROBABILITY:g}) |",
         "|:--|--:|--:|--:|--:|:--|",
     ]
     for c in found.contrasts:
@@ -48,7 +49,7 @@ def _contrast_rows(found: RegressionAnalysis) -> list[str]:
 
 
 def _speed(found: RegressionAnalysis, method: str) -> str:
-    ratio = next(r for r in found.speedups if r.method == method)
+    ratio = found.speedups[method]
     return f"{ratio.geometric_mean:.1f}× (per table {ratio.low:.1f}–{ratio.high:.1f}×)"
 
 
@@ -69,7 +70,8 @@ def render(context: ReportContext) -> Rendered | None:
         f"P = {_probability(level):.2f}); with its defaults {default.mean_difference:+.3f}, "
         f"{default.verdict}. {NAMES[ranks.index[0]]} ranks first "
         f"(Friedman p = {found.ranking.p_value:.2g}). Fit CPU, DF21's over disdf's: "
-        f"{_speedup(found, 'disdf_df21_level'):.1f}× with DF21's level, {_speedup(found, 'disdf'):.1f}× "
+        f"{found.speedups['disdf_df21_level'].geometric_mean:.1f}× with DF21's level, "
+        f"{found.speedups['disdf'].geometric_mean:.1f}× "
         f"with the defaults (goal {SPEED_GOAL:.0f}×). Tables: APPENDIX.md.",
     ]
     return Rendered("\n".join(text))
@@ -82,10 +84,6 @@ def _probability(contrast) -> float:
     )
 
 
-def _speedup(found: RegressionAnalysis, method: str) -> float:
-    return next(r for r in found.speedups if r.method == method).geometric_mean
-
-
 def render_detail(context: ReportContext) -> Rendered | None:
     """APPENDIX.md's tables and the rank figure; None before two tables are complete."""
     found = _analysis(context)
@@ -95,7 +93,7 @@ def render_detail(context: ReportContext) -> Rendered | None:
     cd = critical_difference(len(ranks), found.n_datasets)
     table = found.r2.rename(columns=NAMES).round(3)
     table.insert(0, "rows", [min(REGRESSION_DATASETS[d].rows, MAX_ROWS) for d in table.index])
-    relative = {r.method: r for r in found.relative_rmse}
+    relative = found.relative_rmse
     text = [
         "## Regression: contrasts, per table, ranks and fit times",
         "",
