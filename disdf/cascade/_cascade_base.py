@@ -43,6 +43,7 @@ from disdf.cascade._importances import FeatureImportances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_members import LevelMember, check_member_weights, level_members
 from disdf.cascade._level_score import StoppingRule
+from disdf.cascade._out_of_bag_levels import all_rows_fold, bootstrapped
 from disdf.cascade._predictor import check_predictor_weights, fit_predictor
 from disdf.forests._specs import ENGINE_TREE_PARAMS, parse_forest_specs
 
@@ -90,6 +91,8 @@ class _CascadeBase(
         forests: list[tuple[Any, dict[str, Any]]] = list(
             parse_forest_specs(self.forests, self.engine, self._regression, bool(members))
         )
+        if self._out_of_bag:
+            forests = bootstrapped(forests)
         return forests + [(member, {}) for member in members]
 
     def __sklearn_is_fitted__(self) -> bool:
@@ -126,6 +129,12 @@ class _CascadeBase(
     def _n_columns(self) -> int:
         """Columns of a fold model's vector: the classes, or the outputs."""
         raise NotImplementedError
+
+    @property
+    def _out_of_bag(self) -> bool:
+        """Whether each level grows every forest once and holds out by bagging (the regressor's
+        ``out_of_bag``; :mod:`disdf.cascade._out_of_bag_levels`), not by K folds."""
+        return False
 
     def _forest_options(self) -> dict[str, Any]:
         """What every fold model grows from beyond the trees' parameters: its vectors' columns, its task."""
@@ -189,7 +198,7 @@ class _CascadeBase(
         X = as_float32(X)  # all the trees read (a float64 X is not kept: half the memory)
         y_code = self._encode_target(y)
         n_samples = X.shape[0]
-        if n_samples < self.n_folds:
+        if n_samples < self.n_folds and not self._out_of_bag:
             raise ValueError(
                 f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
                 "K-fold class vectors need at least one example per fold"
@@ -284,7 +293,7 @@ class _CascadeBase(
     def _draw_level_seeds(self, specs, rng) -> tuple[int, np.ndarray]:
         # Every seed is drawn here, in a fixed order, so results do not depend on n_jobs.
         split_seed = int(rng.randint(SEED_HIGH))
-        return split_seed, rng.randint(SEED_HIGH, size=(len(specs), self.n_folds))
+        return split_seed, rng.randint(SEED_HIGH, size=(len(specs), 1 if self._out_of_bag else self.n_folds))
 
     def _copies_of(self, X: np.ndarray) -> np.ndarray | None:
         """The groups of equal rows of X that share a fold at every level (None: group_duplicates off)."""
@@ -292,7 +301,11 @@ class _CascadeBase(
 
     def _fit_level_trees(self, features, y_code, specs, rng, tree_params, sample_weight, copies) -> LevelFit:
         split_seed, forest_seeds = self._draw_level_seeds(specs, rng)
-        folds = self._deal_folds(y_code, split_seed, copies)
+        n_examples = len(y_code)
+        if self._out_of_bag:
+            folds = all_rows_fold(n_examples)
+        else:
+            folds = self._deal_folds(y_code, split_seed, copies)
         check_fold_weights(type(self).__name__, sample_weight, folds)
         # Both engines grow and apply their trees on float32 values (scikit-learn converts any X):
         # converting once here, not per fold model, halves every fold's copy of the training rows.
@@ -302,6 +315,8 @@ class _CascadeBase(
             n_trees=self.n_trees, tree_params=tree_params, sample_weight=sample_weight,
             **self._forest_options(),
         )  # fmt: skip
+        if self._out_of_bag:
+            forests = [forest.out_of_bag(n_examples, sample_weight, copies) for forest in forests]
         return LevelFit(folds, split_seed, forests, y_code, sample_weight)
 
     def _take_first_level(self, shared: LevelFit, specs, rng, sample_weight=None) -> LevelFit:

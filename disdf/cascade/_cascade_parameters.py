@@ -8,6 +8,7 @@ from disdf._utils.parameters import Boolean, Constraint, Float, Integer, NJobs, 
 from disdf._utils.sample_weights import ClassWeight
 from disdf.cascade._fitted_levels import KeepFittedLevels, LevelsFolder
 from disdf.cascade._level_members import LevelEstimators
+from disdf.cascade._out_of_bag_levels import OutOfBag
 from disdf.cascade._predictor import Predictor
 from disdf.forests._specs import ENGINES, BinningParameter, ForestSpecs, TreeSampleCap
 
@@ -51,4 +52,5 @@ REGRESSOR_PARAMETERS: dict[str, Constraint] = {
     "forests": ForestSpecs(regression=True),
     "predictor": Predictor(regressor=True),
     "level_estimators": LevelEstimators(regressor=True),
+    "out_of_bag": OutOfBag(),  # last: it reads n_folds, test_vectors, level_estimators and forests
 }

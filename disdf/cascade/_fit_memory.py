@@ -125,6 +125,7 @@ class FitShape:
     max_depth: int | None = None
     max_tree_samples: int | None = None  # each tree grows on at most this many examples
     regression: bool = False  # regression trees: a leaf row (n_classes = outputs) per leaf, no sharing
+    out_of_bag: bool = False  # one model per forest, on all n examples (the regressor's out_of_bag)
 
 
 def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> int:
@@ -166,15 +167,16 @@ def fit_memory(
     width = s.n_features + n_forests * s.n_classes * (
         (s.max_levels - 1) if s.augmentation == "cumulative" else min(1, s.max_levels - 1)
     )
-    n_train = s.n_samples - s.n_samples // s.n_folds
+    models = 1 if s.out_of_bag else s.n_folds  # per forest
+    n_train = s.n_samples if s.out_of_bag else s.n_samples - s.n_samples // s.n_folds
     value_bytes = 4 if n_train * width >= FLOAT32_GROWTH_VALUES else 8
-    tasks = max(1, min(s.n_jobs, n_forests * s.n_folds))
+    tasks = max(1, min(s.n_jobs, n_forests * models))
     tree_rows = n_train if s.max_tree_samples is None else min(n_train, s.max_tree_samples)
     tree_nodes = {kind: nodes_per_tree(kind, tree_rows, s.max_depth, s.regression) for kind in s.kinds}
     # a regression tree's every leaf has its own row of n_outputs means (about one leaf per node)
     node_bytes = NODE_BYTES + (8 * s.n_classes if s.regression else 0)
     later_share = 1.0 if s.regression else LATER_LEVEL_NODES  # a leaf per example at every level
-    level_nodes = s.n_folds * s.n_trees * sum(tree_nodes[kind] for kind in s.kinds)
+    level_nodes = models * s.n_trees * sum(tree_nodes[kind] for kind in s.kinds)
     levels = s.max_levels if kept_levels is None else kept_levels
     # each task grows one fold model's forest at a time: the largest kind's nodes, as they grow
     growing_nodes = tasks * s.n_trees * max(tree_nodes.values()) * growth_bytes_per_node(s.n_classes)
@@ -182,9 +184,9 @@ def fit_memory(
         process=PROCESS_BYTES,
         inputs=4 * s.n_samples * (s.n_features + width),
         growing=int(
-            n_train * width * growth_bytes_per_value(s.kinds, s.n_folds, tasks, value_bytes) + growing_nodes
+            n_train * width * growth_bytes_per_value(s.kinds, models, tasks, value_bytes) + growing_nodes
         ),
-        held_out_leaves=4 * n_forests * s.n_samples * s.n_trees,
+        held_out_leaves=(5 if s.out_of_bag else 4) * n_forests * s.n_samples * s.n_trees,  # + bagging masks
         pair_rows=8 * pair_rows * s.n_trees,
         trees=int(node_bytes * level_nodes * (1 + later_share * (levels - 1))),
         solver_workspace=solver_workspace,
@@ -273,7 +275,7 @@ def estimator_fit_shape(estimator: Any, class_counts: np.ndarray, n_features: in
     return FitShape(
         int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
         effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth, getattr(e, "max_tree_samples", None),
-        getattr(e, "_regression", False),
+        getattr(e, "_regression", False), bool(getattr(e, "out_of_bag", False)),
     )  # fmt: skip
 
 

@@ -34,6 +34,7 @@ from disdf._utils.threads import run_tasks
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._level_members import EstimatorFoldModel
 from disdf.forests._compiled import FastForest
+from disdf.forests._out_of_bag import OutOfBagLeaves, in_bag_by_group
 from disdf.forests._tree_leaves import SklearnFoldModel, TreeLeaves
 from disdf.weights import PairStatistics, drawn_pair_statistics
 
@@ -101,6 +102,16 @@ class ForestFit:
         """New examples' class vectors of this forest: the mean over its K fold models of
         sum_t w_t p^(t), eq. (41), shape (n_examples, n_classes)."""
         return np.mean(fold_model_vectors([self], X, n_jobs), axis=0)
+
+    def out_of_bag(
+        self, n_examples: int, sample_weight: np.ndarray | None, groups: np.ndarray | None
+    ) -> ForestFit:
+        """This forest, its one model grown on all ``n_examples`` examples, with held-out leaves that count
+        only the trees whose bootstrap left each example (and its copies, ``groups``) out
+        (:mod:`disdf.forests._out_of_bag`)."""
+        (model,), (held,) = self.models, self.held_out
+        in_bag = in_bag_by_group(model.in_bag(n_examples, sample_weight), groups)  # type: ignore[union-attr]
+        return replace(self, held_out=[OutOfBagLeaves.of(held, in_bag)])
 
     def fitted(self) -> ForestFit:
         """What prediction keeps: the fold models and their weights (the held-out leaf rows are spent)."""

@@ -100,6 +100,14 @@ class CascadeForestRegressor(RegressorMixin, _CascadeBase):
         More members of every level beside ``forests``: each a regressor instance, cloned and fitted
         per fold like a forest's fold model, its out-of-fold ``predict`` joining the next level's
         input (:mod:`disdf.cascade._level_members`). None: the forests alone.
+    out_of_bag : bool, default=False
+        Each level's held-out predictions from bagging, not folds (DF21's layers): every forest grown
+        once, on all the level's examples, each tree on a bootstrap sample (the completely-random and
+        ``"extra_trees"`` forests' too), and an example's prediction joining the next level the mean of
+        the trees whose sample left it (and its copies) out. A third of the trees of ``n_folds=3``,
+        each on all the examples; ``n_folds`` is then not read, and ``test_vectors`` and
+        ``level_estimators`` keep their defaults. A new example's prediction is the mean of all the
+        forest's trees.
 
     Attributes
     ----------
@@ -181,6 +189,7 @@ class CascadeForestRegressor(RegressorMixin, _CascadeBase):
         bin_subsample: int | None = None,
         max_tree_samples: int | None = None,
         level_estimators: Sequence[tuple[str, Any]] | None = None,
+        out_of_bag: bool = False,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -205,10 +214,15 @@ class CascadeForestRegressor(RegressorMixin, _CascadeBase):
         self.bin_subsample = bin_subsample
         self.max_tree_samples = max_tree_samples
         self.level_estimators = level_estimators
+        self.out_of_bag = out_of_bag
 
     __signature__ = constructor_signature(__init__)
 
     # ------------------------------------------------------------------ the task's hooks
+    @property
+    def _out_of_bag(self) -> bool:
+        return bool(self.out_of_bag)
+
     def _example_weights(self, y: np.ndarray, sample_weight: Any) -> np.ndarray | None:
         return example_weights(type(self).__name__, y, sample_weight, None)
 

@@ -19,9 +19,9 @@ from disdf.forests._specs import COMPILED_ENGINES
 
 def warm_up() -> None:
     """Compile and cache the engine's kernels: fit and apply the cascades once per compiled engine
-    (DisDF with an exact and a pair-sampling solver; the regressor's squared-error trees) on 90 random
-    examples. About a minute of CPU in
-    a new environment, a second once cached; nothing is returned or kept.
+    (DisDF with an exact and a pair-sampling solver; the regressor's squared-error trees, out of bag
+    too) on 90 random examples. About a minute of CPU in a new environment, a second once cached;
+    nothing is returned or kept.
 
     Examples
     --------
@@ -42,5 +42,8 @@ def warm_up() -> None:
         ]
         for model in models:
             model.fit(X, y).predict_proba(X)
-        regressor = CascadeForestRegressor(n_trees=4, max_levels=2, engine=engine, random_state=0)
-        regressor.fit(X, X[:, 1] + y).predict(X)
+        for out_of_bag in (False, True):  # out of bag: the kernel that redraws each tree's bag too
+            regressor = CascadeForestRegressor(
+                n_trees=4, max_levels=2, engine=engine, random_state=0, out_of_bag=out_of_bag
+            )
+            regressor.fit(X, X[:, 1] + y).predict(X)

@@ -115,6 +115,14 @@ class SklearnRegressionFoldModel(SklearnFoldModel):
         self.table = np.ascontiguousarray(np.concatenate([tree.value[:, :, 0] for tree in trees]))
         self.n_classes = self.table.shape[1]
 
+    def in_bag(self, n_rows: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
+        """(n_rows, T) booleans: whether each training example was drawn for each tree (scikit-learn's
+        ``estimators_samples_``; its draws do not read the weights, which only scale the counts)."""
+        mask = np.zeros((n_rows, self.n_trees), dtype=bool)
+        for t, drawn in enumerate(self.forest.estimators_samples_[: self.n_trees]):
+            mask[drawn, t] = True
+        return mask
+
 
 def node_offsets(trees: list) -> np.ndarray:
     """Where each tree's nodes start in the forest's table of every node (the trees' ``tree_``)."""

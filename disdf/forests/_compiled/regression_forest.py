@@ -122,6 +122,16 @@ class FastRegressionForest(FastForest):
         self._join_trees(trees)
         return self
 
+    def in_bag(self, n_rows: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
+        """(n_rows, T) booleans: whether each of the forest's n_rows training examples is in each tree's
+        sample (``sample_weight``: the weights of those examples it grew with, None: none)."""
+        from disdf.forests._compiled.regression_kernels import in_bag  # numba: at first use
+
+        p = self.params
+        n_draws = n_rows if p.max_tree_samples is None else min(n_rows, p.max_tree_samples)
+        weights = np.empty(0) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        return in_bag(self.seed, self.n_trees, weights, n_rows, p.bootstrap, n_draws)
+
     def _join_trees(self, trees: list[tuple]) -> None:
         """The trees' arrays (codes local to each tree) as one forest's, then compacted as a FastForest's."""
         roots, nodes, leaves = [], 0, 0

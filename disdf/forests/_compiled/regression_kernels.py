@@ -104,6 +104,18 @@ def _tree_weights(seed, tree, sample_weight, n, bootstrap, n_draws):
 
 
 @nb.njit(cache=True, nogil=True)
+def in_bag(seed, n_trees, sample_weight, n, bootstrap, n_draws):
+    """(n, n_trees) booleans: whether example i is in the sample of tree t of the forest seeded ``seed``
+    (a weight above 0 there: the draws of :func:`grow_regression_tree`, made again from (seed, t))."""
+    mask = np.zeros((n, n_trees), dtype=np.bool_)
+    for t in range(n_trees):
+        weight, _ = _tree_weights(seed, t, sample_weight, n, bootstrap, n_draws)
+        for i in range(n):
+            mask[i, t] = weight[i] > 0.0
+    return mask
+
+
+@nb.njit(cache=True, nogil=True)
 def _node_sums(Y, weight, samples, start, end, sums):
     """sums[:k] = the node's weighted target sums S_k; return (W, i(node)), i the mean over outputs of
     the weighted variance, sum_i w_i y_ik^2 / W - (S_k / W)^2 (scikit-learn's ``node_impurity``)."""
