@@ -55,11 +55,22 @@ METHODS = ("disdf", "disdf_df21_level", "df21", "random_forest", "extra_trees", 
 CONTRASTS = (("disdf_df21_level", "df21"), ("disdf", "df21"))
 #: The region of practical equivalence of a difference in mean R^2.
 ROPE_R2 = 0.01
+#: Added on 2026-11-29, AFTER the records of :data:`METHODS` were seen (a rule fixed after the data,
+#: reported as such): ``disdf_out_of_bag``, DF21's whole cascade in disdf (DF21's level and binning
+#: as ``disdf_df21_level``, and its levels' held-out outputs out of bag: ``out_of_bag=True``). Why: the
+#: equal-forests speed goal was missed (2.6x), and the records showed the cause: DF21's layers grow each
+#: forest once and hold out by bagging, disdf's levels grow it once per fold (3x the trees). Before
+#: this declaration one probe was run on one table (randhie's first 2,500 rows, not a benchmark split).
+#: Analysed apart from the declared analysis, which stays over :data:`METHODS` (Friedman, Nemenyi and the
+#: declared contrasts unchanged): its Bayesian contrast against DF21 (:data:`ADDED_CONTRASTS`, the same
+#: ROPE and decision rule) and its fit-time ratio, reported as post hoc.
+ADDED_METHODS = ("disdf_out_of_bag",)
+ADDED_CONTRASTS = (("disdf_out_of_bag", "df21"),)
 # ALPHA (Friedman's and Nemenyi's tests) and DECISION_PROBABILITY (a Bayesian verdict): the
 # classification benchmark's, imported above.
 __all__ = [
-    "ALPHA", "CONTRASTS", "DECISION_PROBABILITY", "MAX_ROWS", "METHODS", "N_TREES", "REPEATS", "ROPE_R2",
-    "SPEED_GOAL",
+    "ADDED_CONTRASTS", "ADDED_METHODS", "ALPHA", "CONTRASTS", "DECISION_PROBABILITY", "MAX_ROWS", "METHODS",
+    "N_TREES", "REPEATS", "ROPE_R2", "SPEED_GOAL",
 ]  # fmt: skip
 #: The fit-time goal: DF21's CPU seconds over disdf's at equal forests, geometric mean over datasets.
 SPEED_GOAL = 3.0
