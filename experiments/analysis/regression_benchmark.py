@@ -15,25 +15,34 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.benchmark import BayesianVerdict, Ranking, ranking
-from experiments.analysis.regression_plan import CONTRASTS, METHODS, REPEATS, ROPE_R2
+from experiments.analysis.regression_plan import (
+    ADDED_CONTRASTS,
+    ADDED_METHODS,
+    CONTRASTS,
+    METHODS,
+    REPEATS,
+    ROPE_R2,
+)
 
 RECORDS = Path("results/regression/records.csv")
 #: The baseline every fit time is divided by.
 SPEED_BASELINE = "df21"
 
 
-def complete(records: pd.DataFrame) -> pd.DataFrame:
-    """The "ok" rows of the datasets on which every method has all its 2 x REPEATS splits."""
+def complete(records: pd.DataFrame, methods: tuple[str, ...] = METHODS) -> pd.DataFrame:
+    """The "ok" rows of the datasets on which every one of ``methods`` has all its 2 x REPEATS splits."""
     ok = records[records["status"] == "ok"]
-    counts = ok.groupby(["dataset", "method"]).size().unstack("method").reindex(columns=list(METHODS))
+    counts = ok.groupby(["dataset", "method"]).size().unstack("method").reindex(columns=list(methods))
     full = counts.index[(counts == 2 * REPEATS).all(axis=1)]
     return ok[ok["dataset"].isin(full)]
 
 
-def per_dataset(records: pd.DataFrame, column: str, how: str = "mean") -> pd.DataFrame:
+def per_dataset(
+    records: pd.DataFrame, column: str, how: str = "mean", methods: tuple[str, ...] = METHODS
+) -> pd.DataFrame:
     """dataset x method: the splits' mean (or median) of ``column``, methods in the plan's order."""
     table = records.groupby(["dataset", "method"])[column].agg(how).unstack("method")
-    return table.reindex(columns=list(METHODS))
+    return table.reindex(columns=list(methods))
 
 
 @dataclass(frozen=True)
@@ -48,10 +57,13 @@ class RegressionContrast(BayesianVerdict):
     p_better: float
 
 
-def contrasts(r2: pd.DataFrame, seed: int = 0) -> list[RegressionContrast]:
-    """Every declared contrast, with a ROPE of +-ROPE_R2 (the test's Monte Carlo draws seeded)."""
+def contrasts(
+    r2: pd.DataFrame, pairs: tuple[tuple[str, str], ...] = CONTRASTS, seed: int = 0
+) -> list[RegressionContrast]:
+    """Every contrast of ``pairs`` (the declared ones by default), with a ROPE of +-ROPE_R2 (the test's
+    Monte Carlo draws seeded)."""
     found = []
-    for treatment, baseline in CONTRASTS:
+    for treatment, baseline in pairs:
         x, y = r2[treatment].to_numpy(), r2[baseline].to_numpy()
         p_better, p_equivalent, p_worse = baycomp.SignedRankTest.probs(x, y, rope=ROPE_R2, random_state=seed)
         difference = float(np.mean(x - y))
@@ -79,6 +91,40 @@ def ratios(table: pd.DataFrame, numerator: str | None, denominator: str | None) 
         ratio = (top / bottom).to_numpy(dtype=float)
         found[method] = Ratio(float(np.exp(np.mean(np.log(ratio)))), float(ratio.min()), float(ratio.max()))
     return found
+
+
+@dataclass(frozen=True)
+class AddedMethods:
+    """The methods added after the records were seen (:data:`~experiments.analysis.regression_plan.
+    ADDED_METHODS`), on the datasets complete for every declared and added method: their mean R^2 per
+    dataset, their contrasts against DF21 and DF21's fit CPU seconds over theirs; reported as post hoc."""
+
+    r2: pd.DataFrame  # dataset x (the baseline, then each added method)
+    fit_seconds: pd.DataFrame  # the same columns: median fit CPU seconds
+    levels: pd.DataFrame  # dataset x added method: mean levels kept
+    contrasts: list[RegressionContrast]
+    speedups: dict[str, Ratio]
+    n_datasets: int
+
+
+def analyse_added(records: pd.DataFrame) -> AddedMethods | None:
+    """The added methods' analysis (:class:`AddedMethods`); None before two datasets are complete."""
+    every = (*METHODS, *ADDED_METHODS)
+    done = complete(records, every)
+    if done["dataset"].nunique() < 2:
+        return None
+    r2 = per_dataset(done, "r2", methods=every)
+    shown = [SPEED_BASELINE, *ADDED_METHODS]
+    seconds = per_dataset(done, "fit_cpu_seconds", "median", every)[shown]
+    speedups = ratios(seconds, SPEED_BASELINE, None)
+    return AddedMethods(
+        r2=r2[shown],
+        fit_seconds=seconds,
+        levels=per_dataset(done, "n_levels", methods=ADDED_METHODS),
+        contrasts=contrasts(r2, ADDED_CONTRASTS),
+        speedups={method: speedups[method] for method in ADDED_METHODS},
+        n_datasets=len(r2),
+    )
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@
 (``make_friedman1``: 20 features, 5 of them informative, noise 1.0), scored on 10,000 more rows by R^2.
 Methods, each with ``--n-jobs`` jobs: ``disdf`` (``CascadeForestRegressor`` with its defaults, 100 trees
 per forest), ``disdf_df21_level`` (DF21's level: 2 random forests and 2 ``"extra_trees"`` forests,
-``engine="binned"``), ``df21`` (DF21's ``CascadeForestRegressor`` with its defaults and 100 trees per
+``engine="binned"``), ``disdf_out_of_bag`` (the same, its levels held out by bagging: ``out_of_bag=True``,
+DF21's whole cascade), ``df21`` (DF21's ``CascadeForestRegressor`` with its defaults and 100 trees per
 forest, in its own venv: scripts/tools/df21_regression_splits.py), scikit-learn's RandomForest and
 ExtraTrees (400 trees: one level's budget) and HistGradientBoosting (its defaults).
 
@@ -42,7 +43,10 @@ from disdf._utils.progress import peak_memory_gib
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 SIZES = (10_000, 100_000)
-METHODS = ("disdf", "disdf_df21_level", "df21", "random_forest", "extra_trees", "hist_gradient_boosting")
+METHODS = (
+    "disdf", "disdf_df21_level", "disdf_out_of_bag", "df21", "random_forest", "extra_trees",
+    "hist_gradient_boosting",
+)  # fmt: skip
 N_TEST = 10_000
 ROOT = Path(__file__).resolve().parents[2]
 DF21_PYTHON = ROOT / "build" / "df21-venv" / "bin" / "python"
@@ -67,10 +71,11 @@ def make_method(method: str, n_jobs: int):
 
     if method == "disdf":
         return CascadeForestRegressor(n_trees=100, n_jobs=n_jobs, random_state=0)
-    if method == "disdf_df21_level":
+    if method in ("disdf_df21_level", "disdf_out_of_bag"):
         return CascadeForestRegressor(
-            n_trees=100, forests=DF21_LEVEL, engine="binned", n_jobs=n_jobs, random_state=0
-        )
+            n_trees=100, forests=DF21_LEVEL, engine="binned", n_jobs=n_jobs, random_state=0,
+            out_of_bag=method == "disdf_out_of_bag",
+        )  # fmt: skip
     if method == "hist_gradient_boosting":
         return HistGradientBoostingRegressor(random_state=0)
     cls = RandomForestRegressor if method == "random_forest" else ExtraTreesRegressor

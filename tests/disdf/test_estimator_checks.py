@@ -11,7 +11,8 @@ cross-fitted ``TargetEncoder`` and ``StackingClassifier`` do), while ``transform
 of training examples is in-sample; ``check_sample_weight_equivalence_on_dense_data``
 asserts that whole weights fit what repeated examples fit, but the K-fold split of the
 repeated set differs, and puts copies of one example on both sides of a fold, which weights
-never do (out of bag: the bootstrap draws from more rows, so other bags) (docs/user_guide/sample_weights.rst; tests/disdf/test_weighted_trees.py checks the
+never do (out of bag: the bootstrap draws from more rows, so other bags;
+docs/user_guide/sample_weights.rst; tests/disdf/test_weighted_trees.py checks the
 equivalence where it holds). No other check is skipped or expected to fail.
 """
 

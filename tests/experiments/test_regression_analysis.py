@@ -4,18 +4,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.analysis.regression_benchmark import analyse, complete
-from experiments.analysis.regression_plan import METHODS, REPEATS
+from experiments.analysis.regression_benchmark import analyse, analyse_added, complete
+from experiments.analysis.regression_plan import ADDED_METHODS, METHODS, REPEATS
 
 
-def made_up_records(n_datasets: int, shift: dict[str, float], seconds: dict[str, float]) -> pd.DataFrame:
+def made_up_records(
+    n_datasets: int, shift: dict[str, float], seconds: dict[str, float], methods=METHODS
+) -> pd.DataFrame:
     """Every method on every split: R^2 = the dataset's base + the method's shift, fit seconds fixed."""
     rng = np.random.default_rng(0)
     rows = []
     for d in range(n_datasets):
         base = rng.uniform(0.3, 0.8)
         for split in range(2 * REPEATS):
-            for method in METHODS:
+            for method in methods:
                 r2 = base + shift.get(method, 0.0) + rng.normal(scale=0.001)
                 row = {"dataset": f"t{d}", "split": split, "method": method, "status": "ok", "r2": r2}
                 rows.append(
@@ -48,3 +50,20 @@ def test_speedups_are_geometric_means_of_df21s_seconds_over_the_methods():
     assert speedups["disdf"].geometric_mean == pytest.approx(3.0)
     assert speedups["df21"].geometric_mean == pytest.approx(1.0)
     assert list(found.ranking.mean_ranks.index).count("df21") == 1
+
+
+def test_an_added_method_is_analysed_apart_and_leaves_the_declared_analysis_as_it_was():
+    every = (*METHODS, *ADDED_METHODS)
+    seconds = {"df21": 6.0, "disdf_out_of_bag": 1.0}
+    records = made_up_records(12, {"disdf_out_of_bag": 0.03}, seconds, every)
+    declared_only = records[records.method.isin(METHODS)]
+    with_added, without = analyse(records, 24), analyse(declared_only, 24)
+    pd.testing.assert_frame_equal(with_added.r2, without.r2)
+    assert with_added.contrasts == without.contrasts
+    assert "disdf_out_of_bag" not in with_added.ranking.mean_ranks.index
+    added = analyse_added(records)
+    (contrast,) = added.contrasts
+    assert (contrast.treatment, contrast.baseline, contrast.verdict) == ("disdf_out_of_bag", "df21", "better")
+    assert added.speedups["disdf_out_of_bag"].geometric_mean == pytest.approx(6.0)
+    assert list(added.r2.columns) == ["df21", *ADDED_METHODS] and added.n_datasets == 12
+    assert analyse_added(declared_only) is None  # no added records yet: nothing to say
