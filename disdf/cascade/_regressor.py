@@ -116,7 +116,7 @@ class CascadeForestRegressor(RegressorMixin, _CascadeBase):
     n_levels_ : int
         Levels kept (up to the best-scoring one).
     level_scores_ : list of float
-        Out-of-fold R^2 of every level grown, including discarded ones.
+        Out-of-fold (with ``out_of_bag``, out-of-bag) R^2 of every level grown, including discarded ones.
     levels_ : list of CascadeLevel
         The kept levels.
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
