@@ -163,3 +163,19 @@ def analyse(records: pd.DataFrame, n_declared: int) -> RegressionAnalysis | None
         n_datasets=len(r2),
         n_declared=n_declared,
     )
+
+
+#: The regressor's fit at 10^4 and 10^5 rows (``make bench-regression-scale``).
+SCALE_CSV = Path("results/bench/regression_scale.csv")
+
+
+def scale_table(scale: pd.DataFrame) -> pd.DataFrame:
+    """Per (method, rows) measured: wall and CPU seconds, peak and estimated GiB, levels, test R^2, and
+    DF21's fit CPU seconds at the same rows over the method's (NaN where DF21 was not measured)."""
+    ok = scale[scale["status"] == "ok"].set_index(["method", "n_train"])
+    columns = ["fit_seconds", "fit_cpu_seconds", "peak_memory_gib", "estimate_grown_levels_gib", "n_levels"]
+    table = ok[[*columns, "test_r2"]].copy()
+    df21 = ok[ok.index.get_level_values("method") == SPEED_BASELINE]["fit_cpu_seconds"].droplevel("method")
+    baseline = df21.reindex(table.index.get_level_values("n_train")).to_numpy()
+    table["df21_cpu_ratio"] = baseline / table["fit_cpu_seconds"].to_numpy()
+    return table

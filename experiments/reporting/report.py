@@ -45,6 +45,7 @@ from experiments.reporting.sections import (
     paper_samples,
     protocol,
     regression,
+    regression_scale,
     run_details,
     scale,
     speed,
@@ -87,6 +88,7 @@ SECTIONS: tuple[Section, ...] = (
     mnist_full.SECTION,
     speed.SECTION,
     scale.SECTION,
+    regression_scale.SECTION,
     fit_profile.SECTION,
 )
 #: The sections that go to APPENDIX.md, not REPORT.md: the statistical detail behind the main part
@@ -98,7 +100,7 @@ APPENDIX = (
 )  # fmt: skip
 #: The sections that go to PERFORMANCE.md: the engineering, not the paper (runs, timings, full MNIST,
 #: speed, growing data, a large fit by part).
-PERFORMANCE = ("run_details", "mnist_full", "speed", "scale", "fit_profile")
+PERFORMANCE = ("run_details", "mnist_full", "speed", "scale", "regression_scale", "fit_profile")
 SECTION_ORDER = tuple(section.name for section in SECTIONS)
 BY_NAME = {section.name: section for section in SECTIONS}
 #: The sections of any run's folder (the rest belong to the headline's REPORT.md in results/).

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.analysis.regression_benchmark import analyse, analyse_added, complete
+from experiments.analysis.regression_benchmark import analyse, analyse_added, complete, scale_table
 from experiments.analysis.regression_plan import ADDED_METHODS, METHODS, REPEATS
 
 
@@ -67,3 +67,20 @@ def test_an_added_method_is_analysed_apart_and_leaves_the_declared_analysis_as_i
     assert added.speedups["disdf_out_of_bag"].geometric_mean == pytest.approx(6.0)
     assert list(added.r2.columns) == ["df21", *ADDED_METHODS] and added.n_datasets == 12
     assert analyse_added(declared_only) is None  # no added records yet: nothing to say
+
+
+def test_the_scale_table_divides_df21s_cpu_seconds_at_the_same_rows_by_each_methods():
+    rows = [
+        ("df21", 1000, "ok", 100.0),
+        ("disdf_out_of_bag", 1000, "ok", 10.0),
+        ("disdf_out_of_bag", 5000, "ok", 40.0),  # no DF21 at 5,000 rows
+        ("disdf", 1000, "MemoryError: ...", float("nan")),  # a failed fit is not a row of the table
+    ]
+    scale = pd.DataFrame(rows, columns=["method", "n_train", "status", "fit_cpu_seconds"])
+    for column in ("fit_seconds", "peak_memory_gib", "estimate_grown_levels_gib", "n_levels", "test_r2"):
+        scale[column] = 1.0
+    table = scale_table(scale)
+    assert table.loc[("disdf_out_of_bag", 1000), "df21_cpu_ratio"] == pytest.approx(10.0)
+    assert table.loc[("df21", 1000), "df21_cpu_ratio"] == pytest.approx(1.0)
+    assert np.isnan(table.loc[("disdf_out_of_bag", 5000), "df21_cpu_ratio"])
+    assert ("disdf", 1000) not in table.index
