@@ -107,11 +107,7 @@ class FastRegressionForest(FastForest):
 
         p = self.params
         coded = feature_codes(Xt, p.max_bins, _bin_sample(p, n_rows, self.seed))
-        rules = (
-            n_candidate_features(p.max_features, X.shape[1]), p.random_splits, p.bootstrap,
-            -1 if p.max_depth is None else p.max_depth, p.min_samples_leaf, p.min_samples_split,
-            0 if p.max_tree_samples is None else p.max_tree_samples,
-        )  # fmt: skip
+        rules = self._growth_rules(X.shape[1])
         weights = _row_weights(sample_weight, rows, n_rows)
         trees = [
             grow_regression_tree(Xt, targets, *coded, weights, self.seed, t, rules)
@@ -127,10 +123,18 @@ class FastRegressionForest(FastForest):
         sample (``sample_weight``: the weights of those examples it grew with, None: none)."""
         from disdf.forests._compiled.regression_kernels import in_bag  # numba: at first use
 
+        weights = _row_weights(sample_weight, None, n_rows)
+        return in_bag(self.seed, self.n_trees, weights, n_rows, self._growth_rules(self.n_features_in_))
+
+    def _growth_rules(self, n_features: int) -> tuple:
+        """The rules tuple :func:`~disdf.forests._compiled.regression_kernels.grow_regression_tree` reads
+        (and :func:`~disdf.forests._compiled.regression_kernels.in_bag`, to draw each tree's sample again)."""
         p = self.params
-        n_draws = n_rows if p.max_tree_samples is None else min(n_rows, p.max_tree_samples)
-        weights = np.empty(0) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        return in_bag(self.seed, self.n_trees, weights, n_rows, p.bootstrap, n_draws)
+        return (
+            n_candidate_features(p.max_features, n_features), p.random_splits, p.bootstrap,
+            -1 if p.max_depth is None else p.max_depth, p.min_samples_leaf, p.min_samples_split,
+            0 if p.max_tree_samples is None else p.max_tree_samples,
+        )  # fmt: skip
 
     def _join_trees(self, trees: list[tuple]) -> None:
         """The trees' arrays (codes local to each tree) as one forest's, then compacted as a FastForest's."""

@@ -104,9 +104,17 @@ def _tree_weights(seed, tree, sample_weight, n, bootstrap, n_draws):
 
 
 @nb.njit(cache=True, nogil=True)
-def in_bag(seed, n_trees, sample_weight, n, bootstrap, n_draws):
+def _n_draws(n, max_samples):
+    """The examples a tree draws: n, or at most ``max_samples`` (> 0) of them."""
+    return n if max_samples <= 0 else min(n, max_samples)
+
+
+@nb.njit(cache=True, nogil=True)
+def in_bag(seed, n_trees, sample_weight, n, rules):
     """(n, n_trees) booleans: whether example i is in the sample of tree t of the forest seeded ``seed``
-    (a weight above 0 there: the draws of :func:`grow_regression_tree`, made again from (seed, t))."""
+    (a weight above 0 there: the draws of :func:`grow_regression_tree` with the same ``rules``, made
+    again from (seed, t))."""
+    bootstrap, n_draws = rules[2], _n_draws(n, rules[6])
     mask = np.zeros((n, n_trees), dtype=np.bool_)
     for t in range(n_trees):
         weight, _ = _tree_weights(seed, t, sample_weight, n, bootstrap, n_draws)
@@ -310,8 +318,7 @@ def grow_regression_tree(Xt, Y, codes, code_values, n_codes, binned, sample_weig
     d, n = Xt.shape
     k = Y.shape[1]
     bootstrap, max_depth, min_leaf, min_split, max_samples = rules[2], rules[3], rules[4], rules[5], rules[6]
-    n_draws = n if max_samples <= 0 else min(n, max_samples)
-    weight, state = _tree_weights(seed, tree, sample_weight, n, bootstrap, n_draws)
+    weight, state = _tree_weights(seed, tree, sample_weight, n, bootstrap, _n_draws(n, max_samples))
     samples = np.flatnonzero(weight > 0.0)
     m = samples.shape[0]
     feature, threshold = np.empty(max(m - 1, 1), dtype=np.int32), np.empty(max(m - 1, 1))
