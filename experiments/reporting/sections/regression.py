@@ -35,18 +35,22 @@ NAMES = {
 RANK_FIGURE = "figures/regression_ranks.png"
 
 
-def _analysis(context: ReportContext) -> RegressionAnalysis | None:
+def _records(context: ReportContext) -> pd.DataFrame | None:
+    """The benchmark's records, read once per report build for the declared and the added analysis."""
     path = context.root / RECORDS
-    if not path.is_file():
+    return context.once("regression_records", lambda: pd.read_csv(path)) if path.is_file() else None
+
+
+def _analysis(context: ReportContext) -> RegressionAnalysis | None:
+    records = _records(context)
+    if records is None:
         return None
-    return context.once("regression", lambda: analyse(pd.read_csv(path), len(REGRESSION_DATASETS)))
+    return context.once("regression", lambda: analyse(records, len(REGRESSION_DATASETS)))
 
 
 def _added(context: ReportContext) -> AddedMethods | None:
-    path = context.root / RECORDS
-    if not path.is_file():
-        return None
-    return context.once("regression_added", lambda: analyse_added(pd.read_csv(path)))
+    records = _records(context)
+    return None if records is None else context.once("regression_added", lambda: analyse_added(records))
 
 
 def _contrast_rows(contrasts: list[RegressionContrast]) -> list[str]:
