@@ -47,8 +47,8 @@ test-full: install
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 lint: install
-	$(BIN)/ruff check disdf experiments tests scripts docs
-	$(BIN)/ruff format --check disdf experiments tests scripts docs
+	$(BIN)/ruff check disdf experiments tests scripts docs setup.py
+	$(BIN)/ruff format --check disdf experiments tests scripts docs setup.py
 
 # The library's type hints checked (mypy, settings in pyproject.toml [tool.mypy]): 0 errors, in CI.
 typecheck: install
@@ -66,8 +66,8 @@ test-library:
 	$(LIBRARY_VENV)/bin/python -m pytest -n $(PYTEST_WORKERS) -m "not slow and not committed_records" tests/disdf disdf
 
 format: install
-	$(BIN)/ruff format disdf experiments tests scripts docs
-	$(BIN)/ruff check --fix disdf experiments tests scripts docs
+	$(BIN)/ruff format disdf experiments tests scripts docs setup.py
+	$(BIN)/ruff check --fix disdf experiments tests scripts docs setup.py
 
 # The benchmarks' committed evidence: --record writes results/bench/ (without it a script writes build/bench/).
 # Before/after: the tree kernel of OLD_REF against this checkout's; the solver's defaults against

@@ -3,18 +3,22 @@
     python scripts/bench/bench_first_fit.py --record   # -> results/bench/first_fit.csv
 
 A fresh virtual environment (``--venv``, made anew unless ``--reuse``) gets this checkout installed
-as a user would (``pip install .``); then, each in a process of its own:
+as a user would (``pip install .``: the wheel pip builds carries numba's cache of the engine's
+kernels, compiled by setup.py); then, each in a process of its own:
 
+* ``install``: that ``pip install .`` itself, the kernels' compiling in the wheel's build included
+  (pip's own download cache as the machine has it); ``install_without_kernel_cache``: the same into
+  a second new environment with ``DISDF_BUILD_KERNEL_CACHE=0``, what the install cost before;
 * ``import``: importing the estimators only (``peak_mib``: its resident memory);
-* ``cold``: the probe with numba's cache in an empty folder (``NUMBA_CACHE_DIR``): what the first
-  fit costs when nothing was compiled, as before :func:`disdf.warm_up` existed;
-* ``warm_up``: ``python -c "import disdf; disdf.warm_up()"`` (what ``make install`` runs);
-* ``first_fit``: the probe after it, with the package's own cache: what a user's first fit costs;
-* ``second_process``: the probe once more.
+* ``cold``: the probe right after the install, nothing run before it: what a user's first fit costs;
+* ``second_process``: the probe once more;
+* ``no_cache``: the probe with numba's cache in an empty folder (``NUMBA_CACHE_DIR``): what the first
+  fit costs where the shipped cache cannot serve (another CPU, another numba), as before it shipped.
 
 The probe imports disdf and fits ``CascadeForestClassifier()`` and ``DisDFClassifier()`` (defaults:
-T = 100) on 100 random rows of 10 features. CPU is the child's user + system time, ``peak_mib``
-its peak resident memory (``ru_maxrss``), each from the child's own resource usage.
+T = 100) on 100 random rows of 10 features. CPU is the child's user + system time (its waited-for
+children included), ``peak_mib`` its peak resident memory (``ru_maxrss``), from the child's own
+resource usage.
 """
 
 from __future__ import annotations
@@ -42,7 +46,6 @@ PROBE = (
     "CascadeForestClassifier(random_state=0).fit(X, y)\n"
     "DisDFClassifier(random_state=0).fit(X, y)\n"
 )
-WARM_UP = "import disdf; disdf.warm_up()"
 #: What importing the estimators costs (numba loads at the first fit, not here).
 IMPORT = "import disdf; from disdf import CascadeForestClassifier, DisDFClassifier"
 
@@ -59,16 +62,20 @@ def timed_child(command: list[str], env: dict[str, str]) -> tuple[float, float, 
     return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024
 
 
-def fresh_environment(folder: Path, reuse: bool) -> Path:
-    """A virtual environment with this checkout installed (not editable), as a user's."""
+def fresh_environment(folder: Path, reuse: bool, kernel_cache: bool = True) -> tuple[Path, dict | None]:
+    """A virtual environment with this checkout installed (not editable), as a user's, and what the
+    ``pip install`` cost (``None`` when an existing one is reused)."""
     python = folder / "bin" / "python"
     if reuse and python.exists():
-        return python
+        return python, None
     shutil.rmtree(folder, ignore_errors=True)
     venv.create(folder, with_pip=True)
     subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", str(ROOT)], check=True)
-    return python
+    environment = {key: value for key, value in os.environ.items() if key != "DISDF_BUILD_KERNEL_CACHE"}
+    if not kernel_cache:
+        environment["DISDF_BUILD_KERNEL_CACHE"] = "0"
+    cpu, wall, peak = timed_child([str(python), "-m", "pip", "install", "--quiet", str(ROOT)], environment)
+    return python, {"cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2), "peak_mib": round(peak)}
 
 
 def main() -> None:
@@ -77,23 +84,28 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep an existing --venv (its cache too)")
     add_record_flag(parser)
     args = parser.parse_args()
-    python = str(fresh_environment(args.venv, args.reuse))
+    python, install = fresh_environment(args.venv, args.reuse)
+    rows = [{"stage": "install", **install}] if install else []
+    if install:  # the same install without the kernels' cache, into a scratch environment
+        scratch = args.venv.with_name(args.venv.name + "-without-kernel-cache")
+        _, without = fresh_environment(scratch, reuse=False, kernel_cache=False)
+        shutil.rmtree(scratch)
+        rows.append({"stage": "install_without_kernel_cache", **(without or {})})
     base = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
-    rows = []
     with tempfile.TemporaryDirectory(prefix="numba_cache_") as empty:
         stages = [
             ("import", IMPORT, base),
-            ("cold", PROBE, {**base, "NUMBA_CACHE_DIR": empty}),
-            ("warm_up", WARM_UP, base),
-            ("first_fit", PROBE, base),
+            ("cold", PROBE, base),
             ("second_process", PROBE, base),
+            ("no_cache", PROBE, {**base, "NUMBA_CACHE_DIR": empty}),
         ]
         for stage, code, env in stages:
-            cpu, wall, peak = timed_child([python, "-c", code], env)
+            cpu, wall, peak = timed_child([str(python), "-c", code], env)
             measured = {"cpu_seconds": round(cpu, 2), "wall_seconds": round(wall, 2), "peak_mib": round(peak)}
             rows.append({"stage": stage, **measured})
-            print(f"{stage}: {cpu:.1f} CPU-s, {wall:.1f} s wall, {peak:.0f} MiB", flush=True)
     for row in rows:
+        cpu, wall, peak = row["cpu_seconds"], row["wall_seconds"], row["peak_mib"]
+        print(f"{row['stage']}: {cpu:.1f} CPU-s, {wall:.1f} s wall, {peak} MiB")
         row.update({"n_rows": 100, "python": platform.python_version(), "machine": platform.machine()})
     write_csv(bench_output(args, "first_fit"), rows)
 
