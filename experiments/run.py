@@ -23,8 +23,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from disdf.cascade._fit_memory import InsufficientMemoryError
-from disdf.datasets._loaders import DataFileError
+from disdf import DataFileError, InsufficientMemoryError
 from experiments.reporting.report import write_protocol
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.command_line import DEBUG_ENV, refuse_bad_command_line

@@ -82,7 +82,9 @@ class InsufficientMemoryError(MemoryError):
 
 @dataclass(frozen=True)
 class FitMemory:
-    """Bytes a fit needs at its peak, by part (see the module docstring)."""
+    """Bytes a cascade's fit needs at its peak, by part: the process itself, the inputs, the trees
+    being grown, the held-out leaf rows, DisDF's pair rows Q_ij, the fitted trees kept, and the
+    weight solver's workspace. ``total`` is their sum, ``describe()`` a line that names each part."""
 
     process: int
     inputs: int
@@ -282,8 +284,34 @@ def estimator_fit_shape(estimator: Any, class_counts: np.ndarray, n_features: in
 def estimator_fit_memory(
     estimator: Any, class_counts: np.ndarray, n_features: int, levels: int | None = None
 ) -> FitMemory:
-    """The estimated peak of a cascade estimator's fit (what its check reads) if it grows ``levels``
-    levels; None: ``max_levels``, the most it may (one held at a time with ``keep_fitted_levels="disk"``)."""
+    """The estimated peak memory of a cascade's fit, as the check before any tree grows reads it.
+
+    Parameters
+    ----------
+    estimator : CascadeForestClassifier, DisDFClassifier or CascadeForestRegressor
+        The unfitted estimator, with the settings the fit would use.
+    class_counts : array-like of int
+        Examples per class of the training data (a regressor: one entry per output whose sum is the
+        number of examples).
+    n_features : int
+        Features of the training data.
+    levels : int, default=None
+        Levels the fit grows; None: ``max_levels``, the most it may. With
+        ``keep_fitted_levels="disk"`` one level is held at a time.
+
+    Returns
+    -------
+    FitMemory
+        The estimate in bytes, by part; ``total`` is their sum.
+
+    Examples
+    --------
+    >>> from disdf import CascadeForestClassifier
+    >>> from disdf.cascade import estimator_fit_memory
+    >>> estimate = estimator_fit_memory(CascadeForestClassifier(), [500, 500], n_features=20, levels=3)
+    >>> estimate.total > estimate.trees > 0
+    True
+    """
     shape = estimator_fit_shape(estimator, class_counts, n_features)
     grown = estimator.max_levels if levels is None else levels
     kept = 1 if estimator.keep_fitted_levels == "disk" else grown

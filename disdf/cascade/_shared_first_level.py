@@ -44,8 +44,35 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
 
     The estimators may differ in ``n_trees``, in the method (gcForest or DisDF
     and its weight options) and in what decides the later levels, but must
-    agree on :data:`LEVEL_ONE_PARAMS`, with an integer ``random_state``.
-    They are fitted in place and returned.
+    agree on the parameters that decide level 1's trees (``forests``, ``n_folds``,
+    ``max_depth``, ``min_samples_split``, ``min_samples_leaf``, ``engine``, ``n_bins``,
+    ``bin_subsample``, ``max_tree_samples``, ``random_state``, ``class_weight``), with an
+    integer ``random_state``. Each is then fitted exactly as its own ``fit`` would fit it;
+    level 1 is grown once, with the largest ``n_trees``, and each estimator reads its first
+    ``n_trees`` trees of every forest.
+
+    Parameters
+    ----------
+    estimators : sequence of CascadeForestClassifier or DisDFClassifier
+        Fitted in place.
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+
+    Returns
+    -------
+    list
+        The estimators, fitted.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from disdf import CascadeForestClassifier, DisDFClassifier
+    >>> from disdf.cascade import fit_sharing_first_level
+    >>> X, y = load_iris(return_X_y=True)
+    >>> models = [CascadeForestClassifier(n_trees=10, random_state=0)]
+    >>> models.append(DisDFClassifier(n_trees=20, random_state=0))
+    >>> [model.n_levels_ >= 1 for model in fit_sharing_first_level(models, X, y)]
+    [True, True]
     """
     if not estimators:
         raise ValueError("fit_sharing_first_level needs at least one estimator")

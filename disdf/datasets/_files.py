@@ -29,9 +29,10 @@ DATA_DIR_ENV = "DISDF_DATA_DIR"
 @dataclass(frozen=True)
 class TableSpec:
     """A UCI table: its file, md5, target column, columns to drop, UCI id and class counts; its
-    number of feature columns and the :func:`table_fingerprint` of the original; and where a row's
-    subject is written, if the table has several rows per subject: (column, one of ``drop``; regex
-    whose first group is the subject)."""
+    number of feature columns and the fingerprint of the original (a hash of its parsed values, which
+    a re-exported file with other bytes but the same numbers keeps); and where a row's subject is
+    written, if the table has several rows per subject: (column, one of ``drop``; regex whose first
+    group is the subject)."""
 
     filename: str
     md5: str

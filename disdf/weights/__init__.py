@@ -29,6 +29,7 @@ from disdf.weights._registry import (
 )
 from disdf.weights._result import WeightSolution, WeightSolverError
 from disdf.weights._stochastic_frank_wolfe import OneHotVectors, SampledWeightProblem, stochastic_frank_wolfe
+from disdf.weights._synthetic import random_pair_statistics
 from disdf.weights._uniform import uniform
 
 
@@ -122,6 +123,7 @@ __all__ = [
     "frank_wolfe_away",
     "pair_cap",
     "qp",
+    "random_pair_statistics",
     "reads_pair_statistics",
     "solve_weights",
     "stochastic_frank_wolfe",

@@ -35,6 +35,30 @@ def random_tree_probabilities(
 def random_pair_statistics(
     n_examples: int, n_trees: int, n_classes: int, seed: int = 0, accuracy: float = 0.7
 ) -> PairStatistics:
-    """PairStatistics of :func:`random_tree_probabilities`."""
+    """The pair statistics of a random weight problem shaped like real held-out forest predictions.
+
+    Each of the ``n_trees`` trees votes for an example's true class with probability ``accuracy``
+    (else for a random class) and spreads a little mass over the other classes, like a fully grown
+    tree whose leaves are nearly pure; every class occurs at least once. Used by the solver tests
+    and benchmarks.
+
+    Parameters
+    ----------
+    n_examples, n_trees, n_classes : int
+        The problem's size.
+    seed : int, default=0
+    accuracy : float, default=0.7
+
+    Returns
+    -------
+    PairStatistics
+
+    Examples
+    --------
+    >>> from disdf.weights import WeightProblem, random_pair_statistics, solve_weights
+    >>> problem = WeightProblem(random_pair_statistics(60, n_trees=10, n_classes=3), lambda_=1.0, tau=1.0)
+    >>> solve_weights(problem).w.shape
+    (10,)
+    """
     probabilities, y = random_tree_probabilities(n_examples, n_trees, n_classes, seed, accuracy)
     return PairStatistics.from_tree_probabilities(probabilities, y)

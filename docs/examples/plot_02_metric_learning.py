@@ -23,8 +23,7 @@ from sklearn.neighbors import NeighborhoodComponentsAnalysis
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from disdf import CascadeForestClassifier, DisDFClassifier
-from disdf.metric._embedding import EmbeddingKNeighborsClassifier
+from disdf import CascadeForestClassifier, DisDFClassifier, EmbeddingKNeighborsClassifier
 
 X, y = load_wine(return_X_y=True)
 

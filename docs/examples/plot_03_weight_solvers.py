@@ -23,9 +23,9 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.forests._tree_leaves import SklearnFoldModel
+from disdf import SampledWeightProblem
+from disdf.forests import SklearnFoldModel
 from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem
 
 X, y = load_breast_cancer(return_X_y=True)
 order = np.random.default_rng(0).permutation(len(y))

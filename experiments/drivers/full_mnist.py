@@ -36,9 +36,8 @@ from omegaconf import DictConfig, OmegaConf
 from scipy import stats
 
 import disdf
-from disdf._utils.atomic_files import replaced_atomically
-from disdf._utils.progress import peak_memory_gib
-from disdf.datasets._loaders import MNIST_SHAPES, mnist_files, read_idx
+from disdf.datasets import MNIST_SHAPES, mnist_files, read_idx
+from disdf.utils import peak_memory_gib, replaced_atomically
 from experiments.analysis.statistics import mcnemar_exact
 from experiments.paths import ROOT
 from experiments.reporting.section import ReportContext

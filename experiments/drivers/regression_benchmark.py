@@ -35,7 +35,7 @@ from sklearn.model_selection import KFold
 
 import disdf
 from disdf import CascadeForestRegressor
-from disdf._utils.atomic_files import write_text_atomically
+from disdf.utils import write_text_atomically
 from experiments.analysis.regression_plan import ADDED_METHODS, MAX_ROWS, METHODS, N_TREES, REPEATS
 from experiments.paths import ROOT
 from experiments.running.regression_datasets import REGRESSION_DATASETS, load_regression_table

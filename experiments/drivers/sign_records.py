@@ -18,7 +18,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from disdf._utils.atomic_files import write_text_atomically
+from disdf.utils import write_text_atomically
 from experiments.paths import ROOT
 from experiments.running.records import DIGESTS, digest_problem, signed
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from disdf._utils.atomic_files import write_text_atomically
+from disdf.utils import write_text_atomically
 from experiments.paths import ROOT
 from experiments.running.composition import compose_config
 from experiments.running.plan import decide

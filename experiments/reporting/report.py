@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from disdf._utils.atomic_files import remove_leftovers, replaced_atomically, write_text_atomically
+from disdf.utils import remove_leftovers, replaced_atomically, write_text_atomically
 from experiments.paths import ROOT
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import (

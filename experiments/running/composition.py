@@ -11,10 +11,8 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.utils import get_object
 from omegaconf import DictConfig, OmegaConf
 
-from disdf.cascade._cascade import CascadeForestClassifier
-from disdf.cascade._discriminative import DisDFClassifier
-from disdf.forests._compiled import KERNEL_VERSION
-from disdf.forests._specs import COMPILED_ENGINES
+from disdf import CascadeForestClassifier, DisDFClassifier
+from disdf.forests import COMPILED_ENGINES, KERNEL_VERSION
 from experiments.paths import ROOT
 from experiments.running.config import model_defaults
 

@@ -15,8 +15,8 @@ from typing import Any, Optional
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from disdf.cascade._discriminative import DEFAULT_TUNE_GRID
-from disdf.datasets._loaders import DATA_DIR_ENV
+from disdf.cascade import DEFAULT_TUNE_GRID
+from disdf.datasets import DATA_DIR_ENV
 from experiments.paths import ROOT, SHARED_DATA_DIR
 
 

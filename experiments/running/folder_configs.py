@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from disdf._utils.atomic_files import write_text_atomically
+from disdf.utils import write_text_atomically
 
 #: The file of a results folder that names its configs.
 CONFIGS_FILE = "configs.json"

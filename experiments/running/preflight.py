@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from disdf import CascadeForestClassifier
-from disdf.cascade._fit_memory import InsufficientMemoryError
+from disdf import CascadeForestClassifier, InsufficientMemoryError
 from experiments.running.plan import RunPlan, RuntimePlan
 from experiments.running.protocol import Pool, Unit
 from experiments.running.records import RecordStore

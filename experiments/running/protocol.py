@@ -16,9 +16,9 @@ from itertools import product
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from disdf._utils.parameters import Boolean, Float, Integer, OneOf, check_parameters
-from disdf.datasets._files import TABLES
-from disdf.datasets._loaders import DATASETS, load_dataset, load_mnist, load_subjects
+from disdf import load_dataset, load_mnist, load_subjects
+from disdf.datasets import DATASETS, TABLES
+from disdf.utils import Boolean, Float, Integer, OneOf, check_parameters
 from experiments.running.cross_validation import FIVE_BY_TWO_REPETITIONS, SPLIT_SCHEMES, five_by_two_folds
 from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES, is_keel, keel_rows, load_keel
 

@@ -19,7 +19,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from tqdm import tqdm
 
 import disdf
-from disdf._utils.atomic_files import remove_leftovers
+from disdf.utils import remove_leftovers
 from experiments.running.plan import RunPlan
 from experiments.running.preflight import check_before_work
 from experiments.running.protocol import Pool, Unit

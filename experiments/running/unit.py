@@ -13,7 +13,7 @@ from hydra.utils import get_object, instantiate
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix
 
 from disdf import CascadeForestClassifier, WeightSolverError
-from disdf.cascade._shared_first_level import fit_sharing_first_level
+from disdf.cascade import fit_sharing_first_level
 from experiments.running.protocol import Split, Unit
 from experiments.running.records import DIGESTS
 from experiments.running.scanned_inputs import Inputs, split_inputs

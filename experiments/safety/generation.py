@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from disdf._utils.atomic_files import write_text_atomically
+from disdf.utils import write_text_atomically
 from experiments.safety.guards import writes_headline
 
 MANIFEST = "outputs.json"

@@ -36,9 +36,8 @@ from threadpoolctl import threadpool_limits
 
 import disdf.cascade._discriminative
 import disdf.cascade._level_growth
-from disdf.forests._compiled import FastForest
+from disdf.forests import FastForest, SklearnFoldModel
 from disdf.forests._specs import fit_fold_model
-from disdf.forests._tree_leaves import SklearnFoldModel
 from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size

@@ -24,8 +24,8 @@ import numpy as np
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
-from disdf.datasets._loaders import load_mnist
-from disdf.forests._compiled import FastForest, FastForestParams
+from disdf import load_mnist
+from disdf.forests import FastForest, FastForestParams
 from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 KINDS = {

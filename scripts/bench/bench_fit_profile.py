@@ -116,11 +116,11 @@ import disdf.cascade._weight_fitting as weight_fitting_module
 import disdf.forests._compiled.forest as forest_module
 import disdf.forests._compiled.kernels as kernels_module
 from disdf import CascadeForestClassifier
-from disdf._utils.progress import peak_memory_gib
 from disdf.cascade._cascade_base import _CascadeBase
 from disdf.cascade._forest_fit import ForestFit
 from disdf.cascade._weight_fitting import CrossFitPart, FoldProblem
-from disdf.forests._compiled import FastForest
+from disdf.forests import FastForest
+from disdf.utils import peak_memory_gib
 from scripts.bench.bench_scale import CAPPED_METHODS, PROBLEMS, make_method, problem_data, warm_up
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

@@ -45,7 +45,7 @@ from multiprocessing import get_context
 import numpy as np
 import pandas as pd
 
-from disdf._utils.progress import peak_memory_gib
+from disdf.utils import peak_memory_gib
 from scripts.bench_output import add_record_flag, bench_output, measurement_stamp, write_csv
 
 SIZES = (1_000, 5_000, 20_000, 60_000)
@@ -110,7 +110,7 @@ def commit_of_checkout() -> str:
 def estimates(model, y: np.ndarray, n_features: int, grown: int, peak: float) -> dict:
     """The check's estimate before the fit and at the depth grown, by the current model of memory, and
     each over the measured ``peak`` (GiB)."""
-    from disdf.cascade._fit_memory import estimator_fit_memory
+    from disdf.cascade import estimator_fit_memory
 
     counts = np.unique(y, return_counts=True)[1]
     before = estimator_fit_memory(model, counts, n_features).total / GIB

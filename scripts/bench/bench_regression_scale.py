@@ -39,7 +39,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import r2_score
 
-from disdf._utils.progress import peak_memory_gib
+from disdf.utils import peak_memory_gib
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 SIZES = (10_000, 100_000)
@@ -109,7 +109,7 @@ def memory_estimate(estimator, X: np.ndarray, y: np.ndarray, levels: int | None 
     """The library's memory check's estimate of this fit (GiB), for the cascades; None for the others.
     ``levels``: the levels the fit grows (None: max_levels, what the check assumes before the fit)."""
     from disdf import CascadeForestRegressor
-    from disdf.cascade._fit_memory import estimator_fit_memory
+    from disdf.cascade import estimator_fit_memory
 
     if not isinstance(estimator, CascadeForestRegressor) or levels == 0:
         return None

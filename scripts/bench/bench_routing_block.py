@@ -32,7 +32,8 @@ import time
 
 import numpy as np
 
-from disdf.forests._compiled import FastForest, FastForestParams, prediction_kernels
+from disdf.forests import FastForest, FastForestParams
+from disdf.forests._compiled import prediction_kernels
 from scripts.bench.bench_scale import problem_data
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

@@ -56,7 +56,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from disdf._utils.progress import peak_memory_gib
+from disdf.utils import peak_memory_gib
 from experiments.reporting.sections.scale import TREE_SAMPLE_CAP  # one cap for the fits and their report
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

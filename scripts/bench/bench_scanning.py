@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CASE = r"""
 import json, resource, sys, time, tracemalloc
 import numpy as np
-from disdf.datasets._loaders import load_mnist
+from disdf import load_mnist
 from disdf.scanning import MultiGrainedScanner
 n, n_test, strides, n_trees, n_jobs = (int(v) for v in sys.argv[1:6])
 mnist = load_mnist(download=False)

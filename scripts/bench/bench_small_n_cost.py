@@ -30,7 +30,7 @@ from multiprocessing import get_context
 import numpy as np
 import pandas as pd
 
-from disdf._utils.progress import peak_memory_gib
+from disdf.utils import peak_memory_gib
 from scripts.bench.bench_scale import warm_up
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

@@ -35,9 +35,8 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.forests._tree_leaves import SklearnFoldModel
-from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights._synthetic import random_pair_statistics
+from disdf.forests import SklearnFoldModel
+from disdf.weights import PairStatistics, WeightProblem, random_pair_statistics, solve_weights
 from scripts.bench.solver_settings import add_setting_argument, parsed_settings
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 

@@ -40,7 +40,7 @@ from threadpoolctl import threadpool_limits
 
 import disdf.cascade._discriminative
 from disdf.cascade._forest_fit import LevelFit
-from disdf.forests._compiled import FastForest
+from disdf.forests import FastForest
 from disdf.forests._tree_leaves import TreeLeaves
 from disdf.weights import PairStatistics
 from experiments.running.composition import compose_config, estimator_specs

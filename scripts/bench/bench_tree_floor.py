@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from disdf.forests._compiled import FastForest, kernels
+from disdf.forests import FastForest
+from disdf.forests._compiled import kernels
 from disdf.forests._compiled.forest import n_candidate_features
 from disdf.forests._specs import fit_fold_model
 from experiments.running.config import default_data_dir

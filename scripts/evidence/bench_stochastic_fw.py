@@ -31,9 +31,9 @@ import pandas as pd
 from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.ensemble import RandomForestClassifier
 
-from disdf.forests._tree_leaves import SklearnFoldModel
-from disdf.weights import PairStatistics, WeightProblem, solve_weights
-from disdf.weights._stochastic_frank_wolfe import SampledWeightProblem, stochastic_frank_wolfe
+from disdf import SampledWeightProblem
+from disdf.forests import SklearnFoldModel
+from disdf.weights import PairStatistics, WeightProblem, solve_weights, stochastic_frank_wolfe
 from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
 
 N_TREES = 100

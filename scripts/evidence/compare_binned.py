@@ -33,7 +33,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from disdf.datasets._loaders import load_mnist
+from disdf import load_mnist
 from experiments.analysis.statistics import tost_paired
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir

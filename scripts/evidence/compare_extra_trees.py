@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import ExtraTreesClassifier
 
-from disdf.forests._plain import PlainForestClassifier
+from disdf import PlainForestClassifier
 from experiments.analysis.statistics import mean_ci, tost_paired
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import draw_split, load_pool, split_seed, test_size

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from disdf.datasets._loaders import load_mnist
+from disdf import load_mnist
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.protocol import Unit
 from experiments.running.scanned_inputs import split_inputs

@@ -28,7 +28,7 @@ from joblib import Parallel, delayed
 from sklearn.datasets import load_breast_cancer, load_digits, load_wine
 
 from disdf import DisDFClassifier
-from disdf.cascade._shared_first_level import fit_sharing_first_level
+from disdf.cascade import fit_sharing_first_level
 from experiments.analysis.statistics import paired_wilcoxon
 from experiments.running.protocol import Pool, draw_split, split_seed, test_size
 from scripts.bench_output import repeated_splits_arguments, write_csv

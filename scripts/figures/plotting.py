@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from disdf._utils.atomic_files import is_leftover, replaced_atomically
+from disdf.utils import is_leftover, replaced_atomically
 from experiments.running.records import RecordStore
 from experiments.running.unit import TIMING_FIELDS
 from experiments.safety.generation import (

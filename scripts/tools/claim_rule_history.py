@@ -28,7 +28,7 @@ import tempfile
 
 import pandas as pd
 
-from disdf._utils.atomic_files import write_text_atomically
+from disdf.utils import write_text_atomically
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
 from experiments.analysis.claim_history import COLUMNS, HISTORY_CSV, RULE_SETS, RuleSet, records_digest
 from experiments.paths import ROOT

@@ -48,6 +48,7 @@ def test_the_library_never_imports_the_experiments():
 #: (never from a room on its own floor: those are independent concerns).
 FLOORS = {
     "disdf._utils": 0,
+    "disdf.utils": 1,  # the public face of a few _utils helpers (files, memory, parameter checks)
     "disdf.forests": 1,
     "disdf.weights": 1,
     "disdf.metric": 1,
@@ -348,3 +349,55 @@ def test_the_development_guide_lists_every_module():
     present |= {Path(p).parent.as_posix() for p in present}
     present |= {"disdf/py.typed"}
     assert sorted(present - listed) == [] and sorted(listed - present) == []
+
+
+#: Benchmarks of the library's private stages: each times or patches a private module by name (a kernel,
+#: a stage of the level loop), which no public name reaches. Everything else outside disdf/ imports
+#: public names only.
+INTERNAL_BENCHMARKS = {
+    "scripts/bench/bench_engine.py": "clocks the private fold-model growth and weight solve",
+    "scripts/bench/bench_fit_profile.py": "times each private stage of a fit",
+    "scripts/bench/bench_grow_tree.py": "times the growth kernel against an older revision's",
+    "scripts/bench/bench_routing_block.py": "times the prediction kernel per routing block",
+    "scripts/bench/bench_split_breakdown.py": "times the private stages of a level's split",
+    "scripts/bench/bench_split_solves.py": "records the private weight solves of a fit",
+    "scripts/bench/bench_tree_floor.py": "times the growth kernel against reading each value once",
+    "tests/experiments/test_bench_routing_block.py": "tests bench_routing_block.py",
+}
+#: The code outside the library that must keep to its public names (generated docs excluded).
+OUTSIDE_THE_LIBRARY = ("experiments", "scripts", "docs", "tests/experiments")
+GENERATED_DOCS = ("docs/_build", "docs/auto_examples", "docs/generated")
+
+
+def private_imports(path: Path) -> list[str]:
+    """Each import in ``path`` of a private module of disdf, or of a name a public module of disdf
+    does not list in its ``__all__`` nor is a public room (``module:name``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names if alias.name.split(".")[0] == "disdf"]
+            found += [name for name in modules if any(part.startswith("_") for part in name.split(".")[1:])]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "disdf":
+            if any(part.startswith("_") for part in node.module.split(".")[1:]):
+                found.append(node.module)
+                continue
+            module = importlib.import_module(node.module)
+            rooms = {room.split(".")[-1] for room in FLOORS if room.startswith("disdf.")}
+            public = set(module.__all__) | {room for room in rooms if not room.startswith("_")}
+            found += [f"{node.module}:{alias.name}" for alias in node.names if alias.name not in public]
+    return found
+
+
+def test_outside_the_library_only_public_names_are_imported():
+    """experiments/, scripts/, the docs' examples and the experiments' tests import names of ``__all__``
+    (of disdf or of a public room: disdf.cascade, disdf.utils, ...), bar the internal benchmarks."""
+    offenders = {}
+    for folder in OUTSIDE_THE_LIBRARY:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative.startswith(GENERATED_DOCS) or relative in INTERNAL_BENCHMARKS:
+                continue
+            if found := private_imports(path):
+                offenders[relative] = found
+    assert offenders == {}
+    assert all((ROOT / path).is_file() for path in INTERNAL_BENCHMARKS)

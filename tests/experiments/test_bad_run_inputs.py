@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hydra.errors import ConfigCompositionException
 
-from disdf.datasets._loaders import DataFileError
+from disdf import DataFileError
 from experiments.running.composition import compose_config
 from experiments.running.plan import plan_run
 from experiments.running.records import RecordStore

@@ -220,7 +220,7 @@ def test_a_run_other_than_the_committed_one_is_refused_the_committed_files_befor
 
 
 def test_the_images_read_as_float32_are_load_mnists_values(data_dir):
-    from disdf.datasets._loaders import load_mnist
+    from disdf import load_mnist
     from experiments.drivers.full_mnist import mnist_float32
 
     X_train, y_train, X_test, y_test = mnist_float32(data_dir, 300, 40)

@@ -117,7 +117,7 @@ def test_leftovers_of_an_interrupted_rewrite_are_never_read_and_are_removed_and_
     import os
     import stat
 
-    from disdf._utils.atomic_files import is_leftover, remove_leftovers
+    from disdf.utils import is_leftover, remove_leftovers
     from experiments.reporting.report import write_protocol
     from experiments.running.composition import compose_config
     from experiments.running.runner import run_units

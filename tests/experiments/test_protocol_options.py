@@ -51,7 +51,7 @@ def test_groups_never_reach_both_sides_and_the_sizes_are_the_protocols():
 
 
 def test_parkinsons_subjects_stay_on_one_side(data_dir):
-    from disdf.datasets._loaders import load_subjects
+    from disdf import load_subjects
 
     p = load_pool("parkinsons", str(data_dir), "subject")
     subjects = load_subjects("parkinsons", data_dir)

@@ -128,7 +128,7 @@ DIGEST_KEY = "_arrays_digest"
 
 
 class FastForest:
-    """A fitted-on-demand forest of ``n_trees`` trees on class codes ``0 .. n_classes - 1``.
+    """The compiled engine's forest: ``n_trees`` trees on the class codes ``range(n_classes)``.
 
     Tree t's randomness depends only on (``seed``, t), so ``first(T)`` of a
     forest is the T-tree forest with the same seed.
