@@ -16,7 +16,8 @@ import pandas as pd
 import scikit_posthocs
 from scipy import stats
 
-from experiments.analysis.benchmark_plan import CONTRASTS, DECISION_PROBABILITY, MARGIN_PP, TRAITS
+from experiments.analysis.benchmark_plan import CONTRASTS, TRAITS
+from experiments.analysis.plan import BETTER, DECISION_PROBABILITY, EQUIVALENT, MARGIN_PP, NOT_DECIDED, WORSE
 from experiments.analysis.statistics import five_by_two_interval, holm
 
 
@@ -67,14 +68,10 @@ class BayesianVerdict:
     @property
     def verdict(self) -> str:
         """ "better", "equivalent" or "worse" where its probability exceeds DECISION_PROBABILITY."""
-        for name, p in (
-            ("better", self.p_better),
-            ("equivalent", self.p_equivalent),
-            ("worse", self.p_worse),
-        ):
+        for name, p in ((BETTER, self.p_better), (EQUIVALENT, self.p_equivalent), (WORSE, self.p_worse)):
             if p > DECISION_PROBABILITY:
                 return name
-        return "not decided"
+        return NOT_DECIDED
 
 
 @dataclass(frozen=True)

@@ -26,12 +26,8 @@ A verdict "equivalent" needs the Bayesian P(equivalent) above :data:`DECISION_PR
 
 from __future__ import annotations
 
-#: The equivalence margin: as the headline's (±1 point of accuracy).
-MARGIN_PP = 1.0
-#: The significance level of every frequentist test.
-ALPHA = 0.05
-#: The posterior probability a Bayesian verdict needs.
-DECISION_PROBABILITY = 0.95
+# The equivalence margin (MARGIN_PP: the headline's ±1 point of accuracy), the significance level and
+# the posterior probability a verdict needs are the plan's (experiments.analysis.plan).
 #: The contrasts decided (treatment, baseline), by method name.
 CONTRASTS = (("disdf", "gcforest"), ("disdf_tuned", "gcforest"))
 #: The secondary endpoint, declared on 2026-11-28 before it was computed (after the accuracy results of

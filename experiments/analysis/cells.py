@@ -14,13 +14,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.analysis.plan import ALPHA
 from experiments.analysis.statistics import five_by_two_interval, holm, mean_ci, paired_wilcoxon
 from experiments.paths import ROOT
 from experiments.running import config as _config  # noqa: F401 - registers the schema
 from experiments.running.records import RecordGrid, RecordStore
 
 PAPER_TABLES = ROOT / "results" / "paper" / "paper_tables.csv"
-ALPHA = 0.05
 LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
 #: How the reports name the datasets (the records use the lower-case keys).
 DATASET_NAMES = {"parkinsons": "Parkinsons", "ecoli": "Ecoli", "ionosphere": "Ionosphere", "mnist": "MNIST"}

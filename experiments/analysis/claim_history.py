@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis.paper_claims import SYMBOLS, UNDECIDED, Decision, sentence_table
+from experiments.analysis.paper_claims import SYMBOLS, Decision, sentence_table
+from experiments.analysis.plan import NOT_DECIDED
 
 #: Where the earlier rule sets' verdicts are, relative to the results folder (REPORT.md's).
 HISTORY_CSV = "claims/rule_history.csv"
@@ -82,7 +83,7 @@ def sentence_of(claim: str) -> str | None:
 
 def normalise(verdict: str) -> str:
     """An earlier rule set's verdict in today's words ("not decided by our data" -> "not decided")."""
-    return UNDECIDED if str(verdict).startswith("not decided") else str(verdict)
+    return NOT_DECIDED if str(verdict).startswith(NOT_DECIDED) else str(verdict)
 
 
 def records_digest(records: pd.DataFrame) -> str:

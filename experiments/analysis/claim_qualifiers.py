@@ -18,15 +18,8 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES
-from experiments.analysis.paper_claims import (
-    ALPHA,
-    CONFIRMED,
-    GREATER,
-    UNDECIDED,
-    Decision,
-    effect_text,
-    is_method_sentence,
-)
+from experiments.analysis.paper_claims import GREATER, Decision, effect_text, is_method_sentence
+from experiments.analysis.plan import ALPHA, CONFIRMED, NOT_DECIDED
 from experiments.analysis.statistics import (
     holm,
     one_sample_t,
@@ -129,7 +122,7 @@ def qualifiers_section(
         if (
             not is_method_sentence(sentence)
             or sentence.claim != GREATER
-            or not (decision.verdict == CONFIRMED or (decision.verdict == UNDECIDED and ahead))
+            or not (decision.verdict == CONFIRMED or (decision.verdict == NOT_DECIDED and ahead))
             or decision.rows[0].row.dataset in seen
         ):
             continue

@@ -32,19 +32,16 @@ import pandas as pd
 from scipy import stats
 
 from experiments.analysis.cells import DATASET_NAMES
-from experiments.analysis.paper_claims import INTERVAL_LEVEL, split_differences
+from experiments.analysis.paper_claims import split_differences
 from experiments.analysis.paper_statistics import (
     averaged_methods,
     heterogeneity,
     paper_differences,
     repetitions_estimate,
 )
+from experiments.analysis.plan import ALPHA, DRAWS, INTERVAL_LEVEL
 from experiments.analysis.statistics import contrast_over_independent_groups
 
-ALPHA = 0.05
-#: Monte Carlo draws of a whole table per (dataset, n, selection); P = (1 + hits)/(1 + draws). 100,000
-#: since 2026-11-28 (10,000 before: a P near 1e-3 then moved by a third between seeds).
-DRAWS = 100_000
 #: The predictive check's seed (issue #43); each (dataset, n, grid or not, T shared or not) derives its
 #: own stream from it.
 SEED = 43
@@ -274,7 +271,7 @@ def predictive_check(
 def scope_intervals(records: pd.DataFrame, level: float = INTERVAL_LEVEL) -> pd.DataFrame:
     """Per dataset: DisDF − gcF over its cells (points), with the report's conditional interval and
     Nadeau and Bengio's corrected one, both two-sided at ``level`` (the level of the report's one-sided
-    decisions at α, :data:`experiments.analysis.paper_claims.INTERVAL_LEVEL`).
+    decisions at α, :data:`experiments.analysis.plan.INTERVAL_LEVEL`).
 
     Each split's differences are averaged over its T first (they share the split); within an N the
     J splits' mean has variance s²/J conditionally on the file (``cond``, the report's interval), and

@@ -15,7 +15,7 @@ contrast fixed by the sentence, never one per cell.
   splits of ``experiment=mgs``.
 
 Each row gives one *finding* (:data:`FINDINGS`) from one-sided t-tests each way and a TOST at
-±:data:`EQUIVALENCE_MARGIN`, each Holm-corrected across the rows of its sentence; the finding decides
+±:data:`MARGIN_PP`, each Holm-corrected across the rows of its sentence; the finding decides
 the row by what the row claims (:data:`VERDICT_OF`, the same table for every sentence); the rows
 decide the sentence by its quantifier (:func:`combine`, :func:`sentence_verdict`). Rows we add (not
 named by the paper) are decided alike, shown marked and never counted. :data:`RULES` is the text
@@ -33,20 +33,19 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, LABELS
+from experiments.analysis.plan import (
+    ALPHA,
+    CONFIRMED,
+    INTERVAL_LEVEL,
+    MARGIN_PP,
+    NOT_DECIDED,
+    POINTS,
+    REFUTED,
+)
 from experiments.analysis.statistics import contrast_over_independent_groups, holm, margin_p_values
 
-ALPHA = 0.05
-#: Every interval shown beside a decision: two-sided (1 − 2α), the interval of the one-sided tests at α
-#: each way (and of TOST) that decide the rows.
-INTERVAL_LEVEL = 1 - 2 * ALPHA
-#: Equivalence margin (percentage points) of every TOST: the smallest difference the report counts.
-#: First set on 2026-11-22 at 03:01 UTC (commit 68e2c32), after the first 100-repetition headline had
-#: been committed and read (:data:`experiments.analysis.claim_history.TIMELINE`).
-EQUIVALENCE_MARGIN = 1.0
-POINTS = 100.0  # accuracy in [0, 1] -> percent / percentage points
-CONFIRMED, REFUTED, UNDECIDED = "confirmed", "refuted", "not decided"
-VERDICTS = (CONFIRMED, REFUTED, UNDECIDED)
-SYMBOLS = {CONFIRMED: "✔", REFUTED: "✘", UNDECIDED: "?"}
+VERDICTS = (CONFIRMED, REFUTED, NOT_DECIDED)
+SYMBOLS = {CONFIRMED: "✔", REFUTED: "✘", NOT_DECIDED: "?"}
 N_GRID = (50, 80, 100, 120)
 T_GRID = (100, 400, 700, 1000)
 
@@ -73,12 +72,13 @@ GREATER, NOT_GREATER, NO_DIFFERENCE = "greater", "not greater", "no difference"
 #: from not decided to one verdict and never to the other (results/claims/rule_stability.csv).
 _GAIN = {ABOVE: CONFIRMED, INSIDE: REFUTED, BELOW: REFUTED, UNDER: REFUTED}
 VERDICT_OF = {
-    GREATER: {f: _GAIN.get(f, UNDECIDED) for f in FINDINGS},
+    GREATER: {f: _GAIN.get(f, NOT_DECIDED) for f in FINDINGS},
     NOT_GREATER: {
-        f: {CONFIRMED: REFUTED, REFUTED: CONFIRMED}.get(_GAIN.get(f, UNDECIDED), UNDECIDED) for f in FINDINGS
+        f: {CONFIRMED: REFUTED, REFUTED: CONFIRMED}.get(_GAIN.get(f, NOT_DECIDED), NOT_DECIDED)
+        for f in FINDINGS
     },
     NO_DIFFERENCE: {
-        f: {INSIDE: CONFIRMED, ABOVE: REFUTED, BELOW: REFUTED}.get(f, UNDECIDED) for f in FINDINGS
+        f: {INSIDE: CONFIRMED, ABOVE: REFUTED, BELOW: REFUTED}.get(f, NOT_DECIDED) for f in FINDINGS
     },
 }
 #: A sentence's quantifier over its rows (within each table and method it names; across those: every).
@@ -120,13 +120,13 @@ def combine(verdicts: Iterable[str], quantifier: str) -> str:
     verdicts = list(verdicts)
     n, confirmed, refuted = len(verdicts), verdicts.count(CONFIRMED), verdicts.count(REFUTED)
     if n == 0:
-        return UNDECIDED
+        return NOT_DECIDED
     if quantifier == EVERY:
-        return REFUTED if refuted else CONFIRMED if confirmed == n else UNDECIDED
+        return REFUTED if refuted else CONFIRMED if confirmed == n else NOT_DECIDED
     if quantifier == MOST:
-        return CONFIRMED if confirmed > n / 2 else REFUTED if refuted >= n / 2 else UNDECIDED
+        return CONFIRMED if confirmed > n / 2 else REFUTED if refuted >= n / 2 else NOT_DECIDED
     if quantifier == SOME:
-        return CONFIRMED if confirmed else REFUTED if refuted == n else UNDECIDED
+        return CONFIRMED if confirmed else REFUTED if refuted == n else NOT_DECIDED
     raise ValueError(f"unknown quantifier {quantifier!r}; expected one of {EVERY!r}, {MOST!r}, {SOME!r}")
 
 
@@ -444,7 +444,7 @@ def contrast(table: pd.DataFrame, weights: Weights) -> dict:
         groups.append(sum(w * sub[T] for (n, T), w in weights.items() if n == N).dropna().to_numpy())
     result = contrast_over_independent_groups(groups, level=INTERVAL_LEVEL)
     return result | {
-        "p_margin": margin_p_values(result, EQUIVALENCE_MARGIN),
+        "p_margin": margin_p_values(result, MARGIN_PP),
         "group_variances": [float(g.var(ddof=1)) for g in groups if len(g)],
         "group_sizes": [len(g) for g in groups if len(g)],
     }
@@ -458,7 +458,7 @@ def at_splits(result: dict, splits: int) -> dict:
     denominator = sum(v**2 / (splits - 1) for v in variances)
     df = variance**2 / denominator if denominator > 0 else float(len(variances) * (splits - 1))
     scaled = result | {"se": float(np.sqrt(variance)), "df": df}
-    return scaled | {"p_margin": margin_p_values(scaled, EQUIVALENCE_MARGIN)}
+    return scaled | {"p_margin": margin_p_values(scaled, MARGIN_PP)}
 
 
 def paper_contrast(table: pd.DataFrame, weights: Weights) -> float:
@@ -568,7 +568,7 @@ def paper_finding(value: float) -> str:
     """Where a paper value, taken as exact, lies against the margin (nan: no finding)."""
     if not np.isfinite(value):
         return NEITHER
-    m = EQUIVALENCE_MARGIN
+    m = MARGIN_PP
     if value > m:
         return ABOVE
     if value < -m:
@@ -685,7 +685,7 @@ def verdict_counts(decisions: Iterable[Decision]) -> dict[str, int]:
 
 
 def counts_text(counts: dict[str, int]) -> str:
-    return f"{counts[CONFIRMED]} confirmed, {counts[REFUTED]} refuted, {counts[UNDECIDED]} not decided"
+    return f"{counts[CONFIRMED]} confirmed, {counts[REFUTED]} refuted, {counts[NOT_DECIDED]} not decided"
 
 
 # --- rendering ------------------------------------------------------------------------------------
@@ -755,7 +755,7 @@ def rows_table(decisions: list[Decision]) -> str:
     """Every row in detail (APPENDIX.md): effect with its :data:`INTERVAL_LEVEL` interval, the
     Holm-corrected one-sided p-values against +m and −m, the TOST's, the finding, the row's verdict,
     the paper's value."""
-    m = f"{EQUIVALENCE_MARGIN:g}"
+    m = f"{MARGIN_PP:g}"
     lines = []
     for d in decisions:
         for r in (*d.rows, *d.ours):
@@ -778,9 +778,7 @@ def rows_table(decisions: list[Decision]) -> str:
 
 def rules_text(brief: bool = False) -> str:
     """The rules for REPORT.md (``brief``) or APPENDIX.md, with the margin and α."""
-    return (RULES_BRIEF if brief else RULES).format(
-        m=f"{EQUIVALENCE_MARGIN:g}", alpha=ALPHA, level=INTERVAL_LEVEL
-    )
+    return (RULES_BRIEF if brief else RULES).format(m=f"{MARGIN_PP:g}", alpha=ALPHA, level=INTERVAL_LEVEL)
 
 
 def _sentences(numbers: list[str]) -> str:
@@ -793,7 +791,7 @@ def counts_lines(decisions: list[Decision]) -> list[str]:
     counted = [d for d in decisions if d.counted]
     methods = [d for d in counted if is_method_sentence(d.sentence)]
     left_out = [d.sentence.number for d in decisions if not d.counted]
-    m = f"{EQUIVALENCE_MARGIN:g}"
+    m = f"{MARGIN_PP:g}"
     return [
         f"**Sentences: {counts_text(verdict_counts(counted))}** (of {len(counted)} counted"
         + (f"; {_sentences(left_out)} not counted: the paper's own table contradicts it" if left_out else "")

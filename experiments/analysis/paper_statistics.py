@@ -19,12 +19,12 @@ import pandas as pd
 from scipy import stats
 
 from experiments.analysis.cells import DATASET_NAMES
+from experiments.analysis.plan import ALPHA, MARGIN_PP, POINTS
 from experiments.analysis.statistics import paired_t_power, pearson_r, scaled_chi2_estimate
 
 ROW = ["dataset", "N", "method"]
 CELL = ["dataset", "N", "T"]
 SPLIT = ["dataset", "N", "T", "repetition"]
-POINTS = 100.0  # accuracy in [0, 1] -> percentage points
 HOLM_CELLS = 16  # cells in one dataset's table: Holm's first step tests at alpha / 16
 REPETITION_LABELS = {"R": "rows R", "n_hat": "n̂", "ci_low": "95 % CI low", "ci_high": "95 % CI high"}
 
@@ -87,8 +87,8 @@ def repetitions_estimate(spread: pd.DataFrame) -> dict:
     return {
         "R": len(usable),
         "n_hat": df / S,
-        "ci_low": stats.chi2.ppf(0.025, df) / S,
-        "ci_high": stats.chi2.ppf(0.975, df) / S,
+        "ci_low": stats.chi2.ppf(ALPHA / 2, df) / S,
+        "ci_high": stats.chi2.ppf(1 - ALPHA / 2, df) / S,
     }
 
 
@@ -179,7 +179,9 @@ def single_split_bands(
     2.5th and 97.5th percentiles of its accuracies (pandas' linear interpolation): where one split's
     accuracy, what the paper reports per cell, falls 95 % of the time."""
     cells = records.groupby(list(by))["accuracy"]
-    return pd.DataFrame({"low": cells.quantile(0.025), "high": cells.quantile(0.975)}).reset_index()
+    return pd.DataFrame(
+        {"low": cells.quantile(ALPHA / 2), "high": cells.quantile(1 - ALPHA / 2)}
+    ).reset_index()
 
 
 def single_split_coverage(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -233,7 +235,7 @@ def our_differences(records: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
 
 
-def power_of_our_tests(records: pd.DataFrame, paper: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+def power_of_our_tests(records: pd.DataFrame, paper: pd.DataFrame, alpha: float = ALPHA) -> pd.DataFrame:
     """One row per (dataset, N, T): could our paired t-test detect the paper's DisDF − gcF?
 
     Columns (differences in accuracy points): ``paper_delta`` δ, ``n_pairs`` n, ``our_sd_difference``
@@ -269,7 +271,7 @@ def spread_summary(spread: pd.DataFrame) -> pd.DataFrame:
     return medians.rename(columns=labels).reset_index()
 
 
-def power_summary(power: pd.DataFrame, min_delta: float = 1.0) -> pd.DataFrame:
+def power_summary(power: pd.DataFrame, min_delta: float = MARGIN_PP) -> pd.DataFrame:
     """Per dataset: cells, cells where the paper's δ ≥ ``min_delta`` points and their median power,
     and cells (of all) with power ≥ 0.8."""
     rows = []
@@ -360,11 +362,11 @@ def paper_statistics_section(records: pd.DataFrame, paper: pd.DataFrame) -> list
         *markdown_lines(paper_table_rows(records, paper)),
         "",
         f"Our tests are not too weak to see the paper's differences: on our {n} splits a paired t-test "
-        "detects the paper's δ (in the cells where δ ≥ 1 point) with median power "
+        f"detects the paper's δ (in the cells where δ ≥ {MARGIN_PP:g} point) with median power "
         + ", ".join(
             f"{DATASET_NAMES.get(d, d)} {v:.2f}"
             for d, v in zip(power["dataset"], power["median power"], strict=True)
         )
-        + " (α = 0.05).",
+        + f" (α = {ALPHA:g}).",
         "",
     ]

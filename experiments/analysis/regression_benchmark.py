@@ -15,14 +15,8 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.benchmark import BayesianVerdict, Ranking, ranking
-from experiments.analysis.regression_plan import (
-    ADDED_CONTRASTS,
-    ADDED_METHODS,
-    CONTRASTS,
-    METHODS,
-    REPEATS,
-    ROPE_R2,
-)
+from experiments.analysis.plan import ROPE_R2
+from experiments.analysis.regression_plan import ADDED_CONTRASTS, ADDED_METHODS, CONTRASTS, METHODS, REPEATS
 
 RECORDS = Path("results/regression/records.csv")
 #: The baseline every fit time is divided by.

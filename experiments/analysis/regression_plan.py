@@ -41,7 +41,7 @@ Analysis. Unit of independence: the dataset (its score is the mean over its 10 t
 
 from __future__ import annotations
 
-from experiments.analysis.benchmark_plan import ALPHA, DECISION_PROBABILITY
+from experiments.analysis.plan import ALPHA, DECISION_PROBABILITY, ROPE_R2
 
 #: Rows kept of a larger table (a seeded draw, before the splits): fits stay in minutes on 2 cores.
 MAX_ROWS = 5000
@@ -53,8 +53,6 @@ N_TREES = 100
 METHODS = ("disdf", "disdf_df21_level", "df21", "random_forest", "extra_trees", "hist_gradient_boosting")
 #: The contrasts decided against DF21 (treatment, baseline); the first is the primary one.
 CONTRASTS = (("disdf_df21_level", "df21"), ("disdf", "df21"))
-#: The region of practical equivalence of a difference in mean R^2.
-ROPE_R2 = 0.01
 #: Added on 2026-11-29, AFTER the records of :data:`METHODS` were seen (a rule fixed after the data,
 #: reported as such): ``disdf_out_of_bag``, DF21's whole cascade in disdf (DF21's level and binning
 #: as ``disdf_df21_level``, and its levels' held-out outputs out of bag: ``out_of_bag=True``). Why: the
@@ -66,8 +64,8 @@ ROPE_R2 = 0.01
 #: ROPE and decision rule) and its fit-time ratio, reported as post hoc.
 ADDED_METHODS = ("disdf_out_of_bag",)
 ADDED_CONTRASTS = (("disdf_out_of_bag", "df21"),)
-# ALPHA (Friedman's and Nemenyi's tests) and DECISION_PROBABILITY (a Bayesian verdict): the
-# classification benchmark's, imported above.
+# ALPHA (Friedman's and Nemenyi's tests), DECISION_PROBABILITY (a Bayesian verdict) and ROPE_R2 (the
+# region of practical equivalence of a difference in mean R^2): the plan's, imported above.
 __all__ = [
     "ADDED_CONTRASTS", "ADDED_METHODS", "ALPHA", "CONTRASTS", "DECISION_PROBABILITY", "MAX_ROWS", "METHODS",
     "N_TREES", "REPEATS", "ROPE_R2", "SPEED_GOAL",

@@ -11,8 +11,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from experiments.analysis.plan import ALPHA, CONFIDENCE
 
-def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+
+def mean_ci(values: np.ndarray, level: float = CONFIDENCE) -> tuple[float, float]:
     """Mean and the half-width of its Student-t confidence interval (nan for n < 2)."""
     values = np.asarray(values, dtype=float)
     n = values.size
@@ -48,7 +50,7 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return adjusted
 
 
-def tost_paired(differences: np.ndarray, margin: float, alpha: float = 0.05) -> dict:
+def tost_paired(differences: np.ndarray, margin: float, alpha: float = ALPHA) -> dict:
     """Two one-sided paired t-tests (TOST) of equivalence: is the mean difference inside ±margin?
 
     H0: mean ≤ −margin or mean ≥ +margin; rejected (equivalence) when both
@@ -77,7 +79,7 @@ def tost_paired(differences: np.ndarray, margin: float, alpha: float = 0.05) -> 
     }
 
 
-def five_by_two_interval(differences: pd.Series, level: float = 0.95) -> tuple[float, float]:
+def five_by_two_interval(differences: pd.Series, level: float = CONFIDENCE) -> tuple[float, float]:
     """The mean of 5 x 2-fold CV's ten values (indexed by repetition 0-9: repeat r // 2, fold r % 2) and
     a fold-based half-width: t(5) times s̄, s̄² the mean over repeats of the two folds' variance (ddof 1),
     Dietterich's (1998) estimate of the variance of one fold's value. The ten folds share training
@@ -98,7 +100,7 @@ def mcnemar_exact(only_a: int, only_b: int) -> float:
     return float(stats.binomtest(only_a, discordant).pvalue) if discordant else 1.0
 
 
-def paired_t_power(delta: float, sd: float, n: int, alpha: float = 0.05) -> float:
+def paired_t_power(delta: float, sd: float, n: int, alpha: float = ALPHA) -> float:
     """Power of a two-sided one-sample (paired) t-test at level ``alpha`` against a true mean ``delta``.
 
     Noncentral t with df = n − 1 and nc = δ√n/σ. δ = 0 gives exactly ``alpha``; σ = 0 with δ ≠ 0
@@ -133,7 +135,7 @@ def split_mean_ci(frame: pd.DataFrame, column: str) -> tuple[float, float]:
     return mean_ci(per_split.to_numpy())
 
 
-def one_sample_t(differences: np.ndarray, level: float = 0.95) -> dict:
+def one_sample_t(differences: np.ndarray, level: float = CONFIDENCE) -> dict:
     """Mean of independent differences, its Student-t CI and the two-sided p against 0
     (scipy.stats.ttest_1samp)."""
     d = np.asarray(differences, dtype=float)
@@ -166,7 +168,7 @@ def paired_wilcoxon_pratt(treatment: np.ndarray, baseline: np.ndarray) -> float:
 
 
 def contrast_over_independent_groups(
-    contrasts: list[np.ndarray], resampling_terms: list[float] | None = None, level: float = 0.95
+    contrasts: list[np.ndarray], resampling_terms: list[float] | None = None, level: float = CONFIDENCE
 ) -> dict:
     """A contrast summed over independent groups (here: the training sizes N, whose splits are
     independent), each group holding its per-split contrast values.
@@ -240,7 +242,7 @@ def margin_p_values(result: dict, margin: float) -> dict[str, float]:
     return p | {"tost": max(p["above_minus"], p["below_plus"])}
 
 
-def contrast_equivalent(result: dict, margin: float, alpha: float = 0.05) -> bool:
+def contrast_equivalent(result: dict, margin: float, alpha: float = ALPHA) -> bool:
     """TOST on a result of :func:`contrast_over_independent_groups`: both one-sided t-tests against
     ±margin reject at ``alpha`` (the (1 − 2α) interval lies inside (−margin, +margin))."""
     if result["se"] == 0:

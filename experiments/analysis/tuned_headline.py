@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from experiments.analysis.benchmark_plan import ALPHA, MARGIN_PP, TUNED_HEADLINE_CONTRASTS
+from experiments.analysis.benchmark_plan import TUNED_HEADLINE_CONTRASTS
+from experiments.analysis.plan import ALPHA, BETTER, EQUIVALENT, MARGIN_PP, NOT_DECIDED, WORSE
 from experiments.analysis.statistics import holm, mean_ci, tost_paired
 
 POINTS = 100.0
@@ -79,10 +80,10 @@ def decisions(differences: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 
 def verdict(better: bool, worse: bool, equivalent: bool) -> str:
     if better:
-        return f"better, within ±{MARGIN_PP:g}" if equivalent else "better"
+        return f"{BETTER}, within ±{MARGIN_PP:g}" if equivalent else BETTER
     if worse:
-        return "worse"
-    return "equivalent" if equivalent else "not decided"
+        return WORSE
+    return EQUIVALENT if equivalent else NOT_DECIDED
 
 
 def tuned_choices(tuned: pd.DataFrame) -> pd.Series:

@@ -38,6 +38,7 @@ from scipy import stats
 import disdf
 from disdf.datasets import MNIST_SHAPES, mnist_files, read_idx
 from disdf.utils import peak_memory_gib, replaced_atomically
+from experiments.analysis.plan import CONFIDENCE
 from experiments.analysis.statistics import mcnemar_exact
 from experiments.paths import ROOT
 from experiments.reporting.section import ReportContext
@@ -215,7 +216,7 @@ def accuracy_rows(rows: list[dict]) -> pd.DataFrame:
     frame = pd.DataFrame(rows)
     frame["test_accuracy"] = frame["test_correct"] / frame["n_test"]
     intervals = [
-        stats.binomtest(int(k), int(n)).proportion_ci(0.95)
+        stats.binomtest(int(k), int(n)).proportion_ci(CONFIDENCE)
         for k, n in zip(frame["test_correct"], frame["n_test"], strict=True)
     ]
     frame["accuracy_ci_low"] = [ci.low for ci in intervals]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.cells import ALPHA, CELL_INTERVALS, DATASET_NAMES, LABELS, TIMING_COLUMNS
+from experiments.analysis.cells import CELL_INTERVALS, DATASET_NAMES, LABELS, TIMING_COLUMNS
+from experiments.analysis.plan import ALPHA
 
 
 def _cell_text(row: pd.Series, tex: bool = False) -> str:

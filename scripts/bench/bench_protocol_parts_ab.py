@@ -34,11 +34,10 @@ import tempfile
 
 import pandas as pd
 
+from experiments.analysis.plan import TIMING_MARGIN as MARGIN
 from experiments.reporting.sections.speed import core_minutes_by_part
 from scripts.bench_output import ROOT, add_record_flag, bench_output, timed, write_csv
 
-#: The largest slowdown of the candidate still called "not worse" (a ratio of core-minutes, 5 %).
-MARGIN = 0.05
 #: Where a checkout's scripts folder keeps the parts benchmark (in bench/ since the scripts have folders).
 PARTS_SCRIPTS = ("bench/bench_protocol_parts.py", "bench_protocol_parts.py")
 

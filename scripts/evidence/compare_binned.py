@@ -34,15 +34,13 @@ import numpy as np
 import pandas as pd
 
 from disdf import load_mnist
+from experiments.analysis.plan import ALPHA, VARIANT_MARGIN_PP
 from experiments.analysis.statistics import tost_paired
 from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import Unit
 from experiments.running.unit import make_estimator
 from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
-
-MARGIN_PP = 0.5
-ALPHA = 0.05
 
 
 def fit_score(method: str, engine: str, X, y, X_test, y_test, seed: int) -> tuple[float, float, int]:
@@ -85,10 +83,12 @@ def main() -> None:
     if not np.array_equal(gcforest["fast_accuracy"], gcforest["binned_accuracy"]):
         print("gcF's binned accuracy differs from its fast one on some slice: its trees differ")
     disdf = frame[frame["method"] == "disdf"]
-    tost = tost_paired(100 * (disdf["binned_accuracy"] - disdf["fast_accuracy"]).to_numpy(), MARGIN_PP, ALPHA)
+    tost = tost_paired(
+        100 * (disdf["binned_accuracy"] - disdf["fast_accuracy"]).to_numpy(), VARIANT_MARGIN_PP, ALPHA
+    )
     summary = {"slice": "TOST (DisDF, binned - fast, pp)", "method": "disdf", "n_train": args.n_train}
     summary |= {key: tost[key] for key in ("mean", "ci_low", "ci_high", "p_tost", "equivalent")}
-    summary["margin_pp"] = MARGIN_PP
+    summary["margin_pp"] = VARIANT_MARGIN_PP
     frame = pd.concat([frame, pd.DataFrame([summary])], ignore_index=True)
     write_csv(output, frame, float_format="%.6g")
     print(frame.to_string(index=False))

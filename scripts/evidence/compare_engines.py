@@ -38,12 +38,17 @@ import argparse
 
 import pandas as pd
 
+from experiments.analysis.plan import VARIANT_CELL_MARGIN_PP, VARIANT_MARGIN_PP
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 from scripts.evidence.two_run_equivalence import Comparison, equivalence_table, load, pair_runs, verdict
 
 #: Equivalence margins in percentage points (declared before the comparison; see the module docstring).
 ENGINES = Comparison(
-    a="sklearn", b="fast", pooled_margin_pp=0.5, cell_margin_pp=1.5, experiment="engine_equivalence"
+    a="sklearn",
+    b="fast",
+    pooled_margin_pp=VARIANT_MARGIN_PP,
+    cell_margin_pp=VARIANT_CELL_MARGIN_PP,
+    experiment="engine_equivalence",
 )
 
 

@@ -26,13 +26,11 @@ import pandas as pd
 from sklearn.ensemble import ExtraTreesClassifier
 
 from disdf import PlainForestClassifier
+from experiments.analysis.plan import MARGIN_PP
 from experiments.analysis.statistics import mean_ci, tost_paired
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import draw_split, load_pool, split_seed, test_size
 from scripts.bench_output import add_record_flag, bench_output, write_csv
-
-#: Equivalence margin of the pooled TOST, in percentage points (declared before the run).
-MARGIN_PP = 1.0
 
 
 def compare(dataset: str, splits: int, N: int, T: int = 100) -> dict:

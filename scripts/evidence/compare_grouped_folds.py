@@ -31,6 +31,7 @@ import pandas as pd
 
 from experiments.analysis.benchmark import contrasts, dataset_accuracies, ranking
 from experiments.analysis.cells import PAPER_TABLES
+from experiments.analysis.plan import NOT_DECIDED
 from experiments.paths import ROOT
 from experiments.reporting.sections.verdict import effect_rows
 from experiments.running.records import RecordStore
@@ -124,7 +125,7 @@ def headline_tests(before: pd.DataFrame, after: pd.DataFrame) -> list[dict]:
         decided = [word for word, test in VERDICTS if effect[test]]
         interval = f"CI [{effect['ci_low']:+.2f}, {effect['ci_high']:+.2f}] pp"
         cells = f"cells DisDF better / worse: {effect['better']} / {effect['worse']}"
-        detail = f"{(decided or ['not decided'])[0]}; {interval}; {cells}"
+        detail = f"{(decided or [NOT_DECIDED])[0]}; {interval}; {cells}"
         rows.append(
             test_row("headline", side, "ionosphere DisDF - gcF", effect["mean"], float("nan"), detail)
         )

@@ -30,6 +30,7 @@ import argparse
 
 import pandas as pd
 
+from experiments.analysis.plan import VARIANT_CELL_MARGIN_PP, VARIANT_MARGIN_PP
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 from scripts.evidence.two_run_equivalence import Comparison, equivalence_table, load, pair_runs, verdict
 
@@ -40,7 +41,11 @@ PARTS = {"protocol": 100, "mnist": 5_000}
 def comparison(part: str) -> Comparison:
     """Every pair against drawn pairs; the margins declared in the module docstring."""
     return Comparison(
-        a="every_pair", b="drawn", pooled_margin_pp=0.5, cell_margin_pp=1.5, experiment=f"pair_draws_{part}"
+        a="every_pair",
+        b="drawn",
+        pooled_margin_pp=VARIANT_MARGIN_PP,
+        cell_margin_pp=VARIANT_CELL_MARGIN_PP,
+        experiment=f"pair_draws_{part}",
     )
 
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiments.analysis.plan import ALPHA
 from experiments.analysis.statistics import tost_paired
 from experiments.running.records import RecordStore
 
 KEY = ["dataset", "N", "T", "method", "repetition"]
 SPLIT = ["dataset", "N", "repetition"]
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from experiments.analysis.claim_history import (
     records_digest,
     sentence_of,
 )
-from experiments.analysis.paper_claims import CONFIRMED, REFUTED, UNDECIDED, sentence_decisions
+from experiments.analysis.paper_claims import sentence_decisions
+from experiments.analysis.plan import CONFIRMED, NOT_DECIDED, REFUTED
 from experiments.paths import ROOT
 from tests.experiments.test_paper_claims import PAPER, make_records
 
@@ -70,7 +71,7 @@ def test_the_rule_sets_are_dated_by_their_commits():
 def test_earlier_rows_map_to_sentences():
     assert [sentence_of(c) for c in ("1", "11 (N)", "11 (T)*", "12*", "14")] == ["1", "11", "11", "12", "14"]
     assert sentence_of("15") is None  # 68e2c32's claim ascribed to the conclusion
-    assert normalise("not decided by our data") == normalise("not decided") == UNDECIDED
+    assert normalise("not decided by our data") == normalise("not decided") == NOT_DECIDED
     assert normalise("refuted") == REFUTED
 
 
@@ -151,7 +152,7 @@ def test_the_committed_history_is_of_the_committed_records(committed):
     # "6 confirmed, 11 refuted, 6 not decided" before these rules)
     a5 = history[history["rules"] == "a5b09ee"]["verdict"].map(normalise).value_counts()
     assert len(history[history["rules"] == "68e2c32"]) == 20
-    assert (a5[CONFIRMED], a5[REFUTED], a5[UNDECIDED]) == (6, 11, 6)
+    assert (a5[CONFIRMED], a5[REFUTED], a5[NOT_DECIDED]) == (6, 11, 6)
 
 
 @pytest.mark.slow

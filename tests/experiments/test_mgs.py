@@ -6,14 +6,8 @@ import pytest
 
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.scanning import MultiGrainedScanner, scanning_pipeline
-from experiments.reporting.sections.mgs import (
-    CONFIRMED,
-    NOT_DECIDED,
-    REFUTED,
-    cell_effects,
-    claim_verdict,
-    paired_differences,
-)
+from experiments.analysis.plan import CONFIRMED, NOT_DECIDED_BY_OUR_DATA, REFUTED
+from experiments.reporting.sections.mgs import cell_effects, claim_verdict, paired_differences
 from experiments.running.composition import compose_config, config_hash, estimator_specs
 from experiments.running.plan import plan_run
 from experiments.running.protocol import Split, Unit
@@ -116,7 +110,7 @@ def test_the_verdict_follows_the_rule(effect, verdict):
 
 def test_one_method_worse_and_the_other_not_is_not_decided():
     scanned, headline = pairs({"gcforest": [-5.0] * 8, "disdf": [5.0] * 8})
-    assert claim_verdict(cell_effects(paired_differences(scanned, headline)))[0] == NOT_DECIDED
+    assert claim_verdict(cell_effects(paired_differences(scanned, headline)))[0] == NOT_DECIDED_BY_OUR_DATA
 
 
 def test_pairs_of_different_splits_are_refused():

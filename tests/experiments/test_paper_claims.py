@@ -18,7 +18,6 @@ from experiments.analysis.claim_qualifiers import qualifiers_section
 from experiments.analysis.paper_claims import (
     ABOVE,
     BELOW,
-    CONFIRMED,
     EVERY,
     FINDINGS,
     GREATER,
@@ -28,11 +27,9 @@ from experiments.analysis.paper_claims import (
     NO_DIFFERENCE,
     NOT_GREATER,
     OVER,
-    REFUTED,
     SENTENCES,
     SOME,
     STABILITY_SPLITS,
-    UNDECIDED,
     UNDER,
     VERDICT_OF,
     Decision,
@@ -48,6 +45,7 @@ from experiments.analysis.paper_claims import (
     sentence_table,
     verdict_counts,
 )
+from experiments.analysis.plan import CONFIRMED, NOT_DECIDED, REFUTED
 
 PAPER = Path(__file__).resolve().parents[2] / "results" / "paper" / "paper_tables.csv"
 DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")
@@ -112,14 +110,14 @@ def verdicts(records: pd.DataFrame, paper: pd.DataFrame) -> dict[str, str]:
 def test_one_threshold_decides_both_ways_and_not_greater_negates_greater():
     for claim, table in VERDICT_OF.items():
         assert set(table) == set(FINDINGS), claim
-        assert set(table.values()) == {CONFIRMED, REFUTED, UNDECIDED}, claim
-        assert table[NEITHER] == UNDECIDED  # no evidence decides nothing, for every claim
-    swap = {CONFIRMED: REFUTED, REFUTED: CONFIRMED, UNDECIDED: UNDECIDED}
+        assert set(table.values()) == {CONFIRMED, REFUTED, NOT_DECIDED}, claim
+        assert table[NEITHER] == NOT_DECIDED  # no evidence decides nothing, for every claim
+    swap = {CONFIRMED: REFUTED, REFUTED: CONFIRMED, NOT_DECIDED: NOT_DECIDED}
     assert VERDICT_OF[NOT_GREATER] == {f: swap[v] for f, v in VERDICT_OF[GREATER].items()}
     # a gain is confirmed only above +m, refuted by anything shown below +m (0 is no threshold)
     assert [f for f, v in VERDICT_OF[GREATER].items() if v == CONFIRMED] == [ABOVE]
     assert {f for f, v in VERDICT_OF[GREATER].items() if v == REFUTED} == {INSIDE, BELOW, UNDER}
-    assert VERDICT_OF[GREATER][OVER] == UNDECIDED  # above −m says nothing about +m
+    assert VERDICT_OF[GREATER][OVER] == NOT_DECIDED  # above −m says nothing about +m
     # "not significant" is confirmed by equivalence only, refuted only beyond the margin
     assert [f for f, v in VERDICT_OF[NO_DIFFERENCE].items() if v == CONFIRMED] == [INSIDE]
     assert {f for f, v in VERDICT_OF[NO_DIFFERENCE].items() if v == REFUTED} == {ABOVE, BELOW}
@@ -139,12 +137,12 @@ def test_a_finding_reads_the_one_sided_tests_against_the_margin():
     ("rows", "every", "most", "some"),
     [
         ([CONFIRMED] * 4, CONFIRMED, CONFIRMED, CONFIRMED),
-        ([CONFIRMED, CONFIRMED, CONFIRMED, UNDECIDED], UNDECIDED, CONFIRMED, CONFIRMED),
-        ([CONFIRMED, CONFIRMED, REFUTED, UNDECIDED], REFUTED, UNDECIDED, CONFIRMED),
+        ([CONFIRMED, CONFIRMED, CONFIRMED, NOT_DECIDED], NOT_DECIDED, CONFIRMED, CONFIRMED),
+        ([CONFIRMED, CONFIRMED, REFUTED, NOT_DECIDED], REFUTED, NOT_DECIDED, CONFIRMED),
         ([CONFIRMED, CONFIRMED, REFUTED, REFUTED], REFUTED, REFUTED, CONFIRMED),
-        ([REFUTED, REFUTED, REFUTED, UNDECIDED], REFUTED, REFUTED, UNDECIDED),
+        ([REFUTED, REFUTED, REFUTED, NOT_DECIDED], REFUTED, REFUTED, NOT_DECIDED),
         ([REFUTED] * 4, REFUTED, REFUTED, REFUTED),
-        ([UNDECIDED] * 4, UNDECIDED, UNDECIDED, UNDECIDED),
+        ([NOT_DECIDED] * 4, NOT_DECIDED, NOT_DECIDED, NOT_DECIDED),
     ],
 )
 def test_a_sentence_is_decided_only_when_its_undecided_rows_cannot_change_it(rows, every, most, some):
@@ -241,7 +239,7 @@ def test_a_verdict_never_flips_as_splits_are_added():
     for number, rows in stability.groupby("sentence"):
         assert not {CONFIRMED, REFUTED} <= set(rows["verdict"]), number
         decided_at = rows.sort_values("splits")["verdict"].tolist()
-        first = next((i for i, v in enumerate(decided_at) if v != UNDECIDED), len(decided_at))
+        first = next((i for i, v in enumerate(decided_at) if v != NOT_DECIDED), len(decided_at))
         assert len(set(decided_at[first:])) <= 1, number  # once decided, it stays
     one = stability[stability["sentence"] == "1"].set_index("splits")["verdict"]
     assert one[1000] == REFUTED  # +0.5 and +0.7: below +1 once the splits are many
@@ -256,7 +254,7 @@ def test_a_not_significant_claim_with_a_wide_interval_is_undecided(paper):
     sentence = decided(records, paper)["2"]
     assert all(r.finding in (UNDER, OVER, NEITHER) for r in sentence.rows)
     assert all(r.result["ci_high"] - r.result["ci_low"] > 2.0 for r in sentence.rows)
-    assert sentence.verdict == UNDECIDED
+    assert sentence.verdict == NOT_DECIDED
 
 
 def test_planted_effects_are_found_in_the_claimed_direction(paper):
@@ -371,7 +369,7 @@ def test_the_table_has_one_line_per_sentence_and_counts_counted_sentences(paper)
     assert sum(counts.values()) == len(decisions) - 1  # sentence 2 is not counted
     (line,) = counts_lines(decisions)
     numbers = [int(n) for n in re.findall(r"\b\d+\b", line.split("(")[0])]
-    assert numbers == [counts[CONFIRMED], counts[REFUTED], counts[UNDECIDED]]
+    assert numbers == [counts[CONFIRMED], counts[REFUTED], counts[NOT_DECIDED]]
     assert f"(of {len(decisions) - 1} counted; sentence 2 not counted" in line
     assert "the 11 comparing DisDF with gcF" in line
     assert "not counted (the paper's table: refuted)" in table
@@ -403,7 +401,7 @@ def test_a_not_decided_gain_of_disdf_keeps_its_mechanisms_in_the_appendix(paper)
     records = make_records(lambda dataset, N, T: 0.9 * (dataset == "parkinsons"), seed=16)
     decisions = sentence_decisions(records, paper)
     one = next(d for d in decisions if d.sentence.number == "1")
-    assert one.verdict == UNDECIDED and all(r.result["mean"] > 0 for r in one.rows)
+    assert one.verdict == NOT_DECIDED and all(r.result["mean"] > 0 for r in one.rows)
     text = "\n".join(qualifiers_section(records, {}, decisions))
     assert "**Sentence 1 (Parkinsons) is not decided; what DisDF's lead depends on.**" in text
     assert text.count("(Parkinsons)") == 1

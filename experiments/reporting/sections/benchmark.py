@@ -27,8 +27,9 @@ from experiments.analysis.benchmark import (
     trait_correlations,
     with_df21,
 )
-from experiments.analysis.benchmark_plan import DECISION_PROBABILITY, MARGIN_PP, SECONDARY_METRIC
+from experiments.analysis.benchmark_plan import SECONDARY_METRIC
 from experiments.analysis.cells import PAPER_TABLES
+from experiments.analysis.plan import ALPHA, BETTER, DECISION_PROBABILITY, MARGIN_PP
 from experiments.analysis.tuned_headline import decisions, split_differences
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.running.keel import DATASET_TABLE as TABLE
@@ -62,12 +63,12 @@ def per_dataset_differences(
             mean, half = five_by_two_interval(values.droplevel("dataset"))
         else:
             mean = values.mean()
-            half = stats.t.ppf(0.975, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+            half = stats.t.ppf(1 - ALPHA / 2, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
         rows.append({"dataset": dataset.removeprefix("keel_"), "mean": mean, "half": half, "n": n})
     return pd.DataFrame(rows).sort_values("mean")
 
 
-def critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
+def critical_difference(n_methods: int, n_datasets: int, alpha: float = ALPHA) -> float:
     """Nemenyi's critical difference of mean ranks (Demšar 2006): q_alpha sqrt(k(k+1) / 6N), q_alpha the
     studentized range quantile over sqrt(2) (scipy)."""
     q = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
@@ -94,8 +95,8 @@ def draw_ranks(
         axis.set_xlim(1, float(ranks.max()) + cd + 0.2)
         axis.legend(loc="upper right", fontsize=8)
         axis.set_title(f"{n_tables} {what}: methods within one CD of each other are not separated "
-                       "(Nemenyi, alpha 0.05);\nmean ranks, and so this picture, change with the set of "
-                       "methods compared", fontsize=9)  # fmt: skip
+                       f"(Nemenyi, alpha {ALPHA:g});\nmean ranks, and so this picture, change with the set "
+                       "of methods compared", fontsize=9)  # fmt: skip
         figure.tight_layout()
         figure.savefig(path, dpi=130)
         plt.close(figure)
@@ -328,7 +329,7 @@ def benchmark_section(
         "## Beyond the paper's datasets",
         "",
         "KEEL's 43 balanced tables; protocols and tests declared before the records; unit: the table; "
-        "Bayesian equivalence region ±1 point; DF21 added later.",
+        f"Bayesian equivalence region ±{MARGIN_PP:g} point; DF21 added later.",
         "",
     ]
     detail = [f"## {DETAIL_TITLE}", ""]
@@ -385,7 +386,7 @@ def tuned_answer(context: ReportContext) -> str:
     decided = decisions(split_differences(headline, tuned), pd.read_csv(PAPER_TABLES))
     rows = decided[decided["contrast"] == "disdf_tuned - gcforest"]
     claimed = rows[rows["paper"] > 0]
-    better = int(claimed["verdict"].str.startswith("better").sum())
+    better = int(claimed["verdict"].str.startswith(BETTER).sum())
     counts = ", ".join(f"{count} {verdict}" for verdict, count in rows["verdict"].value_counts().items())
     return (
         f"**Tuned DisDF on the paper's datasets** ({int(rows['splits'].min())} splits per cell): better "

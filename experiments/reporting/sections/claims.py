@@ -14,8 +14,6 @@ import pandas as pd
 from experiments.analysis.cells import PAPER_TABLES
 from experiments.analysis.claim_history import earlier_columns, read_history, records_digest
 from experiments.analysis.paper_claims import (
-    CONFIRMED,
-    REFUTED,
     Decision,
     counts_lines,
     rule_stability,
@@ -23,6 +21,7 @@ from experiments.analysis.paper_claims import (
     sentence_decisions,
     sentence_table,
 )
+from experiments.analysis.plan import CONFIRMED, REFUTED
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
 

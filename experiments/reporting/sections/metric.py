@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES
+from experiments.analysis.plan import ALPHA, BETTER, POINTS, WORSE
 from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon
 from experiments.reporting.section import Rendered, ReportContext, Section
 
@@ -30,8 +31,6 @@ REPRESENTATIONS = {
 }
 SCORES = {"accuracy": "5-NN accuracy", "knn1_accuracy": "1-NN accuracy", "pair_auc": "pair AUC"}
 SPLIT = ["dataset", "N", "repetition"]
-ALPHA = 0.05
-POINTS = 100.0
 
 
 def score_rows(records: pd.DataFrame) -> pd.DataFrame:
@@ -71,7 +70,7 @@ def disdf_comparisons(records: pd.DataFrame) -> pd.DataFrame:
         frame = pd.DataFrame(tests)
         frame["p (Holm)"] = holm(frame["p"].to_numpy())
         frame["verdict"] = [
-            ("DisDF better" if s > 0 else "DisDF worse") if p < ALPHA else "no significant difference"
+            (f"DisDF {BETTER}" if s > 0 else f"DisDF {WORSE}") if p < ALPHA else "no significant difference"
             for s, p in zip(frame["sign"], frame["p (Holm)"], strict=True)
         ]
         rows.append(frame.drop(columns=["p", "sign"]))

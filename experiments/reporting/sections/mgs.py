@@ -30,20 +30,27 @@ import pandas as pd
 from scipy import stats
 
 from experiments.analysis.cells import LABELS
+from experiments.analysis.plan import (
+    ALPHA,
+    CONFIDENCE,
+    CONFIRMED,
+    MARGIN_PP,
+    NOT_DECIDED_BY_OUR_DATA,
+    NOT_WORSE,
+    POINTS,
+    REFUTED,
+    UNDECIDED,
+    WORSE,
+)
 from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon, tost_paired
 from experiments.reporting.section import Rendered, ReportContext, Section
 
-ALPHA = 0.05
-#: Equivalence margin of the TOST (percentage points), as the claims'.
-MARGIN = 1.0
-POINTS = 100.0
 #: Each scanning method and the headline method it is paired with.
 PAIRS = {"gcforest_mgs": "gcforest", "disdf_mgs": "disdf"}
-WORSE, NOT_WORSE, UNDECIDED = "worse", "not worse", "undecided"
-CONFIRMED, REFUTED, NOT_DECIDED = "confirmed", "refuted", "not decided by our data"
 RULE = (
     "per cell, with − without scanning paired by split: Wilcoxon (Holm over the cells) significant "
-    "and negative = worse; significant and positive, or TOST-equivalent within ±1 pp = not worse; "
+    "and negative = worse; significant and positive, or TOST-equivalent within "
+    f"±{MARGIN_PP:g} pp = not worse; "
     "else undecided. Per method the majority rule (confirmed if more than half the cells are worse "
     "and none is not worse, refuted if more than half are not worse, else not decided); the claim: "
     "the same rule over the two methods."
@@ -94,7 +101,7 @@ def cell_effects(pairs: pd.DataFrame) -> pd.DataFrame:
                 "d": mean,
                 "ci": half,
                 "p": paired_wilcoxon(group["accuracy_scan"], group["accuracy_plain"]),
-                "equivalent": tost_paired(d, MARGIN, ALPHA)["equivalent"] if len(d) > 1 else False,
+                "equivalent": tost_paired(d, MARGIN_PP, ALPHA)["equivalent"] if len(d) > 1 else False,
             }
         )
     cells = pd.DataFrame(rows)
@@ -116,7 +123,7 @@ def majority(verdicts: list[str], yes: str, no: str) -> str:
         return CONFIRMED
     if verdicts.count(no) > half:
         return REFUTED
-    return NOT_DECIDED
+    return NOT_DECIDED_BY_OUR_DATA
 
 
 def claim_verdict(cells: pd.DataFrame) -> tuple[str, dict[str, str]]:
@@ -169,7 +176,7 @@ def effects_table(cells: pd.DataFrame) -> str:
                 f"{d:+.1f} ± {c:.1f}" for d, c in zip(cells["d"], cells["ci"], strict=True)
             ],
             "p (Holm)": cells["p_holm"].map(lambda p: f"{p:.2g}"),
-            f"TOST ±{MARGIN:g} pp": cells["equivalent"].map({True: "equivalent", False: "—"}),
+            f"TOST ±{MARGIN_PP:g} pp": cells["equivalent"].map({True: "equivalent", False: "—"}),
             "cell": cells["verdict"],
         }
     )
@@ -195,7 +202,7 @@ def full_mnist_anchor(root: Path) -> float | None:
 def exact_ci(accuracy: float, n_test: int) -> tuple[float, float]:
     """The exact (Clopper-Pearson) 95 % interval of a test accuracy over ``n_test`` images, as
     results/mnist_full.csv's: the test set's sampling, one training set."""
-    interval = stats.binomtest(round(accuracy * n_test), int(n_test)).proportion_ci(0.95)
+    interval = stats.binomtest(round(accuracy * n_test), int(n_test)).proportion_ci(CONFIDENCE)
     return float(interval.low), float(interval.high)
 
 
@@ -262,7 +269,7 @@ def mgs_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Serie
             label=f"{LABELS[method]}, T = {T}",
         )
     ax.axhline(0, color="black", lw=0.8)
-    ax.axhspan(-MARGIN, MARGIN, color="grey", alpha=0.15, label=f"±{MARGIN:g} pp")
+    ax.axhspan(-MARGIN_PP, MARGIN_PP, color="grey", alpha=0.15, label=f"±{MARGIN_PP:g} pp")
     ax.set_xticks(sorted(cells["N"].unique()))
     ax.set_xlabel("training images N (headline splits)")
     ax.set_ylabel("accuracy with − without scanning (pp)")

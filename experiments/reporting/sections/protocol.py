@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, LABELS, PAPER_TABLES, cell_table
+from experiments.analysis.plan import VARIANT_CELL_MARGIN_PP, VARIANT_MARGIN_PP
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.tables import layout, table_files, table_legend
 from experiments.running.plan import RunPlan
@@ -164,7 +165,8 @@ def method_section(cells: pd.DataFrame, plan: RunPlan, digest: str) -> list[str]
         f"- Forests: engine `{plan.model['engine']}` "
         + (
             "(compiled, `disdf/forests/_compiled/`), equivalent to scikit-learn's forests by a paired TOST, "
-            "pooled (margin ±0.5 pp) and in every cell tested (±1.5 pp): "
+            f"pooled (margin ±{VARIANT_MARGIN_PP:g} pp) and in every cell tested "
+            f"(±{VARIANT_CELL_MARGIN_PP:g} pp): "
             "`scripts/evidence/compare_engines.py` → `results/bench/engine_equivalence.csv`."
             if plan.model["engine"] == "fast"
             else "(scikit-learn's forests)."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from experiments.analysis.plan import ALPHA, DECISION_PROBABILITY, ROPE_R2
 from experiments.analysis.regression_benchmark import (
     RECORDS,
     AddedMethods,
@@ -18,7 +19,7 @@ from experiments.analysis.regression_benchmark import (
     analyse,
     analyse_added,
 )
-from experiments.analysis.regression_plan import DECISION_PROBABILITY, MAX_ROWS, N_TREES, ROPE_R2, SPEED_GOAL
+from experiments.analysis.regression_plan import MAX_ROWS, N_TREES, SPEED_GOAL
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.benchmark import critical_difference, draw_ranks
 from experiments.running.regression_datasets import REGRESSION_DATASETS
@@ -140,7 +141,7 @@ def render_detail(context: ReportContext) -> Rendered | None:
         "",
         "Mean ranks (1 = best): "
         + ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in ranks.items())
-        + f"; critical difference {cd:.2f} (Nemenyi, α = 0.05).",
+        + f"; critical difference {cd:.2f} (Nemenyi, α = {ALPHA:g}).",
         "",
         "RMSE relative to DF21's (geometric mean over tables, range): "
         + ", ".join(

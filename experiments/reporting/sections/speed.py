@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import LABELS
+from experiments.analysis.plan import ALPHA
 from experiments.analysis.statistics import minimum_effect_p, one_sample_t
 from experiments.paths import ROOT
 from experiments.reporting.section import Rendered, ReportContext, Section
@@ -334,7 +335,7 @@ def parts_ab_table(runs: pd.DataFrame) -> pd.DataFrame:
     return table.round(1)
 
 
-def parts_ab_verdict(runs: pd.DataFrame, alpha: float = 0.05) -> dict:
+def parts_ab_verdict(runs: pd.DataFrame, alpha: float = ALPHA) -> dict:
     """Non-inferiority of the candidate's core-minutes: the pairs' ratios candidate / baseline, their
     geometric mean and its 1 - 2 alpha CI, and the one-sided p of H0 "the candidate is at least the
     declared margin slower" (a t-test of the log ratios)."""

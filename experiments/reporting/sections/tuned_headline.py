@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from experiments.analysis.benchmark_plan import MARGIN_PP
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
+from experiments.analysis.plan import BETTER, MARGIN_PP
 from experiments.analysis.tuned_headline import decisions, split_differences, tuned_choices
 from experiments.reporting.section import Rendered, ReportContext, Section
 
@@ -39,7 +39,7 @@ def tuned_headline_section(headline: pd.DataFrame, tuned: pd.DataFrame, paper: p
         )
     tuned_rows = decided[decided.contrast == TUNED]
     claimed = tuned_rows[tuned_rows.paper > 0]
-    beats = claimed.verdict.str.startswith("better").sum()
+    beats = claimed.verdict.str.startswith(BETTER).sum()
     counts = tuned_rows.verdict.value_counts()
     choices = tuned_choices(tuned)
     top = ", ".join(

@@ -6,7 +6,7 @@ summary figure, a forest plot of every cell's DisDF − gcF with the paper's val
 The effect of a dataset is DisDF − gcF in points averaged over its 16 cells: per split the mean over
 the T (they share the split), then over the independent N
 (:func:`experiments.analysis.paper_claims.contrast`). Its equivalence verdict is a TOST at
-:data:`EQUIVALENCE_MARGIN`, declared in :mod:`experiments.analysis.paper_claims` on 2026-11-22, after the
+:data:`MARGIN_PP`, declared in :mod:`experiments.analysis.paper_claims` on 2026-11-22, after the
 first 100-repetition records had been read (the Method section tells the history). Beside it: the
 Nadeau–Bengio interval for new data and the predictive check of the paper's table
 (:mod:`experiments.analysis.paper_as_samples`). The conclusion and the table also go to
@@ -27,10 +27,6 @@ from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES, paired_tests
 from experiments.analysis.claim_qualifiers import difference_at_audit_t
 from experiments.analysis.paper_as_samples import scope_intervals
 from experiments.analysis.paper_claims import (
-    ALPHA,
-    CONFIRMED,
-    EQUIVALENCE_MARGIN,
-    INTERVAL_LEVEL,
     cells_of,
     contrast,
     counts_text,
@@ -40,6 +36,7 @@ from experiments.analysis.paper_claims import (
     split_differences,
     verdict_counts,
 )
+from experiments.analysis.plan import ALPHA, CONFIRMED, INTERVAL_LEVEL, MARGIN_PP
 from experiments.analysis.statistics import contrast_below_p, mean_ci, one_sample_t
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
@@ -93,7 +90,7 @@ def effect_rows(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 def _reading(row) -> str:
     """The dataset's verdict by the claims' one threshold: inside ±m (TOST), beyond it, or neither
     (not decided), with the side of 0 where the interval excludes it."""
-    m = f"{EQUIVALENCE_MARGIN:g}"
+    m = f"{MARGIN_PP:g}"
     side = "" if not row.significant else (", DisDF ahead" if row.mean > 0 else ", DisDF behind")
     if row.equivalent:
         return f"equivalent (TOST ±{m}){side}"
@@ -115,7 +112,7 @@ def effect_table(rows: pd.DataFrame) -> str:
                 f"[{r.nb_low:+.2f}, {r.nb_high:+.2f}]" for r in rows.itertuples()
             ],
             "paper": [f"{p:+.2f}" for p in rows["paper"]],
-            f"verdict at ±{EQUIVALENCE_MARGIN:g}": [_reading(r) for r in rows.itertuples()],
+            f"verdict at ±{MARGIN_PP:g}": [_reading(r) for r in rows.itertuples()],
             "P(paper's table): λ = 1 / λ on test": [
                 f"{_p(r.p_fixed)} / {_p(r.p_chosen)}" for r in rows.itertuples()
             ],
@@ -154,8 +151,7 @@ def conclusion(facts: dict) -> str:
     opening = []
     if len(same):
         opening.append(
-            f"on {_names(same['dataset'])} DisDF's accuracy is within ±{EQUIVALENCE_MARGIN:g} point of "
-            "gcForest's"
+            f"on {_names(same['dataset'])} DisDF's accuracy is within ±{MARGIN_PP:g} point of gcForest's"
         )
     for r in other.itertuples():
         opening.append(
@@ -179,13 +175,13 @@ def conclusion(facts: dict) -> str:
                 f" {_possessive(DATASET_NAMES.get(r.dataset, r.dataset))} {facts['mechanisms'][r.dataset]}."
             )
     widest = rows.loc[rows["nb_high"].idxmax()]
-    crossing = rows[(rows["nb_low"] < -EQUIVALENCE_MARGIN) | (rows["nb_high"] > EQUIVALENCE_MARGIN)]
+    crossing = rows[(rows["nb_low"] < -MARGIN_PP) | (rows["nb_high"] > MARGIN_PP)]
     parts.append(
         f" For new data (Nadeau–Bengio) {len(crossing)} of {len(rows)} intervals reach past "
-        f"±{EQUIVALENCE_MARGIN:g} ({_possessive(DATASET_NAMES.get(widest.dataset, widest.dataset))} "
+        f"±{MARGIN_PP:g} ({_possessive(DATASET_NAMES.get(widest.dataset, widest.dataset))} "
         f"[{widest.nb_low:+.2f}, {widest.nb_high:+.2f}])."
     )
-    chosen = rows[rows["p_chosen"] >= 0.05]
+    chosen = rows[rows["p_chosen"] >= ALPHA]
     parts.append(
         " The paper's differences are not reproduced: tables of a few of our splits per cell reach its mean "
         "and sign pattern with P ≤ "
@@ -194,7 +190,7 @@ def conclusion(facts: dict) -> str:
             f"; choosing λ on the test data, as the paper did (on MNIST: assumed), raises that to "
             f"{_p(chosen['p_chosen'].min())}–{_p(chosen['p_chosen'].max())} on {_names(chosen['dataset'])}."
             if len(chosen)
-            else ", and choosing λ on the test data, as the paper did, keeps it below 0.05."
+            else f", and choosing λ on the test data, as the paper did, keeps it below {ALPHA:g}."
         )
     )
     parts.append(f" The paper's section-6 sentences: {facts['claims']}.")
@@ -228,7 +224,7 @@ def benchmark_phrase(context: ReportContext) -> str:
     accuracies = dataset_accuracies(records)
     fixed = next(c for c in contrasts(accuracies) if c.treatment == "disdf")
     return (
-        f" (across {len(accuracies)} other tables the two are {fixed.verdict} within ±{EQUIVALENCE_MARGIN:g} "
+        f" (across {len(accuracies)} other tables the two are {fixed.verdict} within ±{MARGIN_PP:g} "
         f"point, Bayesian P = {fixed.p_equivalent:.2f})"
     )
 
@@ -297,8 +293,8 @@ BEYOND = "paper, beyond the x range (its value)"
 def panel_limits(lows: np.ndarray, highs: np.ndarray, paper: np.ndarray) -> tuple[float, float]:
     """A panel's x range: our CIs and the ±margin band, padded, with room on each side where a paper
     value lies beyond them (it is drawn at the edge with its number)."""
-    low = min(float(np.min(lows)), -EQUIVALENCE_MARGIN)
-    high = max(float(np.max(highs)), EQUIVALENCE_MARGIN)
+    low = min(float(np.min(lows)), -MARGIN_PP)
+    high = max(float(np.max(highs)), MARGIN_PP)
     span = high - low
     paper = paper[np.isfinite(paper)]
     left = PAD + (ANNOTATION_ROOM if (paper < low).any() else 0.0)
@@ -389,11 +385,11 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
         )
         ax.set_xlim(limits)
         ax.axvspan(
-            -EQUIVALENCE_MARGIN,
-            EQUIVALENCE_MARGIN,
+            -MARGIN_PP,
+            MARGIN_PP,
             color="0.9",
             zorder=0,
-            label=f"±{EQUIVALENCE_MARGIN:g} pp",
+            label=f"±{MARGIN_PP:g} pp",
         )
         ax.axvline(0, color="0.4", lw=0.8)
         ax.errorbar(
