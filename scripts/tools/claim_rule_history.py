@@ -29,11 +29,11 @@ import tempfile
 import pandas as pd
 
 from disdf.utils import write_text_atomically
+from experiments.analysis import scanning_claim
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
 from experiments.analysis.claim_history import COLUMNS, HISTORY_CSV, RULE_SETS, RuleSet, records_digest
 from experiments.paths import ROOT
 from experiments.reporting.section import ReportContext
-from experiments.reporting.sections import mgs
 
 #: What the old code reads of a record (the claims need no other field).
 FIELDS = ["dataset", "N", "T", "method", "repetition", "seed", "accuracy"]
@@ -109,7 +109,7 @@ def main() -> None:
         sys.exit(f"No records of experiment=paper under {args.root / 'results'}: run make reproduce first")
     digest = records_digest(records)
     scanned, _ = context.records("mgs")
-    scanning = None if scanned.empty else mgs.paired_differences(scanned, records)
+    scanning = None if scanned.empty else scanning_claim.paired_differences(scanned, records)
     frames = [old_verdicts(rule_set, records, PAPER_TABLES, scanning) for rule_set in RULE_SETS]
     table = pd.concat(frames, ignore_index=True).assign(records=digest)[COLUMNS]
     out = args.out or args.root / "results" / HISTORY_CSV

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.sections.metric import disdf_comparisons, score_rows
+from experiments.reporting.sections.metric import comparison_rows, score_rows
 
 
 def records(repetitions=30):
@@ -22,7 +22,7 @@ def records(repetitions=30):
 
 
 def test_disdf_is_tested_against_gcf_and_the_best_other_representation():
-    tests = disdf_comparisons(records())
+    tests = comparison_rows(records())
     assert set(tests["DisDF against"]) == {"gcF class vectors", "NCA"}  # NCA beats raw by 5 points
     assert (tests["verdict"] == "DisDF better").all() and len(tests) == 6
     assert tests[tests["DisDF against"] == "NCA"]["difference (pp)"].str.startswith("+10.0").all()

@@ -7,7 +7,7 @@ import pytest
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.scanning import MultiGrainedScanner, scanning_pipeline
 from experiments.analysis.plan import CONFIRMED, NOT_DECIDED_BY_OUR_DATA, REFUTED
-from experiments.reporting.sections.mgs import cell_effects, claim_verdict, paired_differences
+from experiments.analysis.scanning_claim import cell_effects, claim_verdict, paired_differences
 from experiments.running.composition import compose_config, config_hash, estimator_specs
 from experiments.running.plan import plan_run
 from experiments.running.protocol import Split, Unit
@@ -170,7 +170,8 @@ def test_sentence_15_rests_on_gcforests_scanner_once_its_run_is_complete():
     with all 240 units, gcForest's own scanner's pairs (N = 50 and 80) decide, with no note."""
     import pandas as pd
 
-    from experiments.reporting.sections.mgs import FULL_SCANNER_UNITS, scanning_evidence
+    from experiments.analysis.scanning_claim import FULL_SCANNER_UNITS
+    from experiments.reporting.sections.mgs import scanning_evidence
 
     def frame(methods, Ns, repetitions):
         return pd.DataFrame(

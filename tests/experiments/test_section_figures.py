@@ -134,7 +134,8 @@ def metric_records(repetitions: int = 20) -> pd.DataFrame:
 
 def test_the_metric_figure_plots_disdf_minus_gcf_recomputed_from_the_records():
     from experiments.analysis.cells import DATASET_NAMES
-    from experiments.reporting.sections.metric import SCORES, metric_figure
+    from experiments.analysis.metric_view import SCORES
+    from experiments.reporting.sections.metric import metric_figure
 
     records = metric_records()
     figure = metric_figure(records)
@@ -163,12 +164,8 @@ def test_the_metric_figure_plots_disdf_minus_gcf_recomputed_from_the_records():
 def test_the_mgs_figure_has_cis_titles_and_its_60000_image_references_on_its_axis():
     from scipy import stats
 
-    from experiments.reporting.sections.mgs import (
-        ANCHOR_LABEL,
-        GCFOREST_PUBLISHED,
-        PUBLISHED_LABEL,
-        mgs_figure,
-    )
+    from experiments.analysis.scanning_claim import ANCHOR_LABEL, GCFOREST_PUBLISHED, PUBLISHED_LABEL
+    from experiments.reporting.sections.mgs import mgs_figure
 
     cells = pd.DataFrame(
         [

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from experiments.analysis.scanning_claim import FULL_SCANNER_UNITS
 from experiments.paths import ROOT
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import AUDIT_T, GRID, mechanism_records
-from experiments.reporting.sections.mgs import FULL_SCANNER_UNITS, SCANNER
+from experiments.reporting.sections.mgs import SCANNER
 
 #: The paper's count of Parkinsons examples (its section 6); the UCI file has 195.
 PAPER_PARKINSONS_ROWS = 197

@@ -18,65 +18,47 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES
-from experiments.analysis.plan import ALPHA, BETTER, POINTS, WORSE
-from experiments.analysis.statistics import holm, mean_ci, paired_wilcoxon
+from experiments.analysis.metric_view import (
+    REPRESENTATIONS,
+    SCORES,
+    disdf_comparisons,
+    gcf_differences,
+    score_curves,
+    score_intervals,
+)
+from experiments.analysis.plan import BETTER, WORSE
 from experiments.reporting.section import Rendered, ReportContext, Section
 
 log = logging.getLogger(__name__)
-REPRESENTATIONS = {
-    "metric_raw": "raw (standardised)",
-    "metric_nca": "NCA",
-    "metric_gcforest": "gcF class vectors",
-    "metric_disdf": "DisDF class vectors",
-}
-SCORES = {"accuracy": "5-NN accuracy", "knn1_accuracy": "1-NN accuracy", "pair_auc": "pair AUC"}
-SPLIT = ["dataset", "N", "repetition"]
 
 
 def score_rows(records: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and representation: each score's mean ± 95 % CI over splits."""
+    intervals = score_intervals(records)
     rows = []
-    for (dataset, method), group in records.groupby(["dataset", "method"]):
+    for (dataset, method), group in intervals.groupby(["dataset", "method"], sort=False):
         row = {"dataset": dataset, "representation": REPRESENTATIONS.get(method, method)}
-        for score, label in SCORES.items():
-            mean, half = mean_ci(group[score].dropna().to_numpy())
-            row[label] = f"{mean:.3f} ± {half:.3f}"
+        for item in group.itertuples():
+            row[SCORES[item.score]] = f"{item.mean:.3f} ± {item.half:.3f}"
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def disdf_comparisons(records: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset and score: DisDF − gcF and DisDF − the best other representation (by mean),
-    in points, paired by split, with Holm-corrected Wilcoxon p-values over the dataset's tests."""
-    rows = []
-    for dataset, part in records.groupby("dataset"):
-        tests = []
-        for score, label in SCORES.items():
-            wide = part.pivot_table(index=SPLIT, columns="method", values=score).dropna()
-            others = wide.drop(columns="metric_disdf").mean().drop("metric_gcforest", errors="ignore")
-            best = others.idxmax()
-            for against in ("metric_gcforest", best):
-                d = 100 * (wide["metric_disdf"] - wide[against])
-                tests.append(
-                    {
-                        "dataset": dataset,
-                        "score": label,
-                        "DisDF against": REPRESENTATIONS[against],
-                        "difference (pp)": f"{d.mean():+.1f} ± {mean_ci(d.to_numpy())[1]:.1f}",
-                        "p": paired_wilcoxon(wide["metric_disdf"].to_numpy(), wide[against].to_numpy()),
-                        "sign": d.mean(),
-                    }
-                )
-        frame = pd.DataFrame(tests)
-        frame["p (Holm)"] = holm(frame["p"].to_numpy())
-        frame["verdict"] = [
-            (f"DisDF {BETTER}" if s > 0 else f"DisDF {WORSE}") if p < ALPHA else "no significant difference"
-            for s, p in zip(frame["sign"], frame["p (Holm)"], strict=True)
-        ]
-        rows.append(frame.drop(columns=["p", "sign"]))
-    result = pd.concat(rows, ignore_index=True)
-    result["p (Holm)"] = result["p (Holm)"].map(lambda p: f"{p:.2g}")
-    return result
+def comparison_rows(records: pd.DataFrame) -> pd.DataFrame:
+    """:func:`~experiments.analysis.metric_view.disdf_comparisons`, as the section's table shows them."""
+    tests = disdf_comparisons(records)
+    return pd.DataFrame(
+        {
+            "dataset": tests["dataset"],
+            "score": tests["score"],
+            "DisDF against": tests["against"],
+            "difference (pp)": [
+                f"{m:+.1f} ± {h:.1f}" for m, h in zip(tests["mean"], tests["half"], strict=True)
+            ],
+            "p (Holm)": tests["p_holm"].map(lambda p: f"{p:.2g}"),
+            "verdict": tests["verdict"],
+        }
+    )
 
 
 #: The difference row's line per score: colour and marker (apart from the representations' colours).
@@ -85,21 +67,6 @@ DIFFERENCE_STYLE = {
     "knn1_accuracy": ("tab:purple", "s"),
     "pair_auc": ("tab:olive", "^"),
 }
-
-
-def gcf_differences(records: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, N, score): DisDF − gcF class vectors in points, paired by split: ``n`` pairs, the
-    ``mean`` and its 95 % CI half-width ``ci`` (not adjusted for multiplicity)."""
-    rows = []
-    for score in SCORES:
-        wide = records.pivot_table(index=SPLIT, columns="method", values=score)
-        d = (POINTS * (wide["metric_disdf"] - wide["metric_gcforest"])).dropna()
-        for (dataset, N), values in d.groupby(level=["dataset", "N"]):
-            mean, half = mean_ci(values.to_numpy())
-            rows.append(
-                {"dataset": dataset, "N": N, "score": score, "n": len(values), "mean": mean, "ci": half}
-            )
-    return pd.DataFrame(rows)
 
 
 def metric_figure(records: pd.DataFrame):
@@ -123,6 +90,7 @@ def metric_figure(records: pd.DataFrame):
     )
     names = list(REPRESENTATIONS.items())
     differences = gcf_differences(records)
+    curves = score_curves(records)
     for column, dataset in enumerate(datasets):
         part = records[records["dataset"] == dataset]
         Ns = sorted(part["N"].unique())
@@ -130,16 +98,15 @@ def metric_figure(records: pd.DataFrame):
         for row, (score, label) in enumerate(SCORES.items()):
             ax = axes[row][column]
             for index, (method, name) in enumerate(names):
-                by_N = part[part["method"] == method].groupby("N")[score]
-                stats_ = [mean_ci(values.to_numpy()) for _, values in by_N]
-                if not stats_:
+                line = curves[(curves["dataset"] == dataset) & (curves["method"] == method)]
+                line = line[line["score"] == score]
+                if line.empty:
                     continue
-                means, halves = zip(*stats_, strict=True)
-                x = np.array(list(by_N.groups)) + (index - (len(names) - 1) / 2) * step
+                x = line["N"].to_numpy() + (index - (len(names) - 1) / 2) * step
                 ax.errorbar(
                     x,
-                    means,
-                    yerr=halves,
+                    line["mean"].to_numpy(),
+                    yerr=line["half"].to_numpy(),
                     marker="o",
                     ms=3.5,
                     capsize=2,
@@ -203,8 +170,8 @@ def draw_figure(records: pd.DataFrame, path: Path) -> None:
 def compact_rows(records: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and score: each representation's mean, and DisDF against gcF and against the best
     other representation (difference ± 95 % CI in points; ▲/▼ significant after Holm, else ·)."""
-    tests = disdf_comparisons(records)
-    mark = {"DisDF better": " ▲", "DisDF worse": " ▼"}
+    tests = comparison_rows(records)
+    mark = {f"DisDF {BETTER}": " ▲", f"DisDF {WORSE}": " ▼"}
     rows = []
     for (dataset, score), group in (
         records.groupby(["dataset", "method"])[list(SCORES)].mean().stack().groupby(level=[0, 2])
