@@ -17,7 +17,15 @@ import scikit_posthocs
 from scipy import stats
 
 from experiments.analysis.benchmark_plan import CONTRASTS, TRAITS
-from experiments.analysis.plan import BETTER, DECISION_PROBABILITY, EQUIVALENT, MARGIN_PP, NOT_DECIDED, WORSE
+from experiments.analysis.plan import (
+    ALPHA,
+    BETTER,
+    DECISION_PROBABILITY,
+    EQUIVALENT,
+    MARGIN_PP,
+    NOT_DECIDED,
+    WORSE,
+)
 from experiments.analysis.statistics import five_by_two_interval, holm
 
 
@@ -143,3 +151,34 @@ __all__ = [
     "trait_correlations",
     "with_df21",
 ]
+
+
+def per_dataset_differences(
+    records: pd.DataFrame, treatment: str, baseline: str, scheme: str
+) -> pd.DataFrame:
+    """Per dataset: the mean paired difference treatment - baseline over its repetitions (points) and
+    its 95 % CI, unadjusted: Student's t over repetitions (holdout), Dietterich's 5 x 2 t (5x2cv)."""
+    table = complete_repetitions(records)
+    difference = 100 * (table[treatment] - table[baseline])
+    rows = []
+    for dataset, values in difference.groupby(level="dataset"):
+        n = len(values)
+        if scheme == "5x2cv":
+            mean, half = five_by_two_interval(values.droplevel("dataset"))
+        else:
+            mean = values.mean()
+            half = stats.t.ppf(1 - ALPHA / 2, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
+        rows.append({"dataset": dataset.removeprefix("keel_"), "mean": mean, "half": half, "n": n})
+    return pd.DataFrame(rows).sort_values("mean")
+
+
+def critical_difference(n_methods: int, n_datasets: int, alpha: float = ALPHA) -> float:
+    """Nemenyi's critical difference of mean ranks (Demšar 2006): q_alpha sqrt(k(k+1) / 6N), q_alpha the
+    studentized range quantile over sqrt(2) (scipy)."""
+    q = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
+    return float(q * np.sqrt(n_methods * (n_methods + 1) / (6 * n_datasets)))
+
+
+def paired_wilcoxon_p(a: pd.Series, b: pd.Series) -> float:
+    """Wilcoxon's signed-rank p-value of the pairs (a, b) (scipy's two-sided default)."""
+    return float(stats.wilcoxon(a, b).pvalue)

@@ -13,7 +13,7 @@ mean out-of-fold score of the kept level before and after, beside the dataset's 
 (``duplicate_rows.csv``). The decisions (``grouped_folds_tests.csv``): each benchmark regime's declared tests
 (:mod:`experiments.analysis.benchmark`: Friedman, every contrast by Wilcoxon with Holm and by the
 Bayesian signed-rank test) and the headline's verdict on Ionosphere (the pooled DisDF - gcF with its
-TOST, :func:`experiments.reporting.sections.verdict.effect_rows`), each on both sets of records, and
+TOST, :func:`experiments.analysis.dataset_effects.effect_rows`), each on both sets of records, and
 per cascade the test accuracy's change, its mean over the datasets and the largest drops (side
 ``change``).
 """
@@ -31,9 +31,9 @@ import pandas as pd
 
 from experiments.analysis.benchmark import contrasts, dataset_accuracies, ranking
 from experiments.analysis.cells import PAPER_TABLES
+from experiments.analysis.dataset_effects import effect_rows
 from experiments.analysis.plan import NOT_DECIDED
 from experiments.paths import ROOT
-from experiments.reporting.sections.verdict import effect_rows
 from experiments.running.records import RecordStore
 from scripts.bench_output import RECORDED, add_record_flag, bench_output, write_csv
 
@@ -41,7 +41,7 @@ UNIT = ["dataset", "N", "T", "method", "repetition"]
 RESULTS = ["accuracy", "n_levels", "level_scores"]
 CASCADES = ("gcforest", "disdf", "disdf_tuned")
 #: (name, the committed folder, the grouped run's folder)
-#: The headline verdict's words for its tests (experiments.reporting.sections.verdict.effect_rows).
+#: The headline verdict's words for its tests (experiments.analysis.dataset_effects.effect_rows).
 VERDICTS = (("equivalent", "equivalent"), ("DisDF better", "above"), ("DisDF worse", "below"))
 PAIRS = (
     ("benchmark", ROOT / "results" / "benchmark", ROOT / "results" / "benchmark_grouped"),

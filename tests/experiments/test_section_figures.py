@@ -47,9 +47,10 @@ def titled(figure) -> bool:
 
 @pytest.fixture(scope="module")
 def forest():
+    from experiments.analysis.dataset_effects import effect_rows
     from experiments.analysis.paper_as_samples import scope_intervals
     from experiments.analysis.paper_claims import split_differences
-    from experiments.reporting.sections.verdict import effect_rows, forest_figure
+    from experiments.reporting.sections.verdict import forest_figure
 
     records = make_records(repetitions=12, difference=lambda dataset, N, T: 0.5 * (dataset == "parkinsons"))
     paper = pd.read_csv(PAPER)

@@ -5,12 +5,12 @@ import json
 import pandas as pd
 
 from experiments.analysis.cells import LABELS
+from experiments.analysis.timing_comparison import parts_ab_verdict
 from experiments.reporting.sections.speed import (
     PROTOCOL_PARTS,
     df21_ratio_table,
     headline_runs,
     mnist_ab_table,
-    parts_ab_verdict,
     protocol_blocks,
     protocol_parts_table,
     speed_section,

@@ -2,12 +2,8 @@
 
 import pandas as pd
 
-from experiments.reporting.sections.weight_fitting import (
-    gcf_agreement,
-    leak_effect_rows,
-    variant_rows,
-    variants,
-)
+from experiments.analysis.weight_fitting import gcf_agreement, variants
+from experiments.reporting.sections.weight_fitting import leak_effect_rows, variant_rows
 from tests.experiments.records_for_tests import a_record
 
 

@@ -14,15 +14,16 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from experiments.analysis.benchmark import (
     Ranking,
     complete_repetitions,
     contrasts,
+    critical_difference,
     dataset_accuracies,
-    five_by_two_interval,
     has_metric,
+    paired_wilcoxon_p,
+    per_dataset_differences,
     ranking,
     trait_correlations,
     with_df21,
@@ -47,32 +48,6 @@ NAMES = {
 DETAIL_TITLE = "Beyond the paper's datasets: ranks, traits and per-table differences"
 CD_FIGURE = "figures/benchmark_ranks.png"
 FOREST_FIGURE = "figures/benchmark_differences.png"
-
-
-def per_dataset_differences(
-    records: pd.DataFrame, treatment: str, baseline: str, scheme: str
-) -> pd.DataFrame:
-    """Per dataset: the mean paired difference treatment - baseline over its repetitions (points) and
-    its 95 % CI, unadjusted: Student's t over repetitions (holdout), Dietterich's 5 x 2 t (5x2cv)."""
-    table = complete_repetitions(records)
-    difference = 100 * (table[treatment] - table[baseline])
-    rows = []
-    for dataset, values in difference.groupby(level="dataset"):
-        n = len(values)
-        if scheme == "5x2cv":
-            mean, half = five_by_two_interval(values.droplevel("dataset"))
-        else:
-            mean = values.mean()
-            half = stats.t.ppf(1 - ALPHA / 2, n - 1) * values.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan
-        rows.append({"dataset": dataset.removeprefix("keel_"), "mean": mean, "half": half, "n": n})
-    return pd.DataFrame(rows).sort_values("mean")
-
-
-def critical_difference(n_methods: int, n_datasets: int, alpha: float = ALPHA) -> float:
-    """Nemenyi's critical difference of mean ranks (Demšar 2006): q_alpha sqrt(k(k+1) / 6N), q_alpha the
-    studentized range quantile over sqrt(2) (scipy)."""
-    q = stats.studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
-    return float(q * np.sqrt(n_methods * (n_methods + 1) / (6 * n_datasets)))
 
 
 def draw_ranks(
@@ -301,7 +276,7 @@ def df21_lines(records: pd.DataFrame, df21: pd.DataFrame) -> tuple[list[str], li
         return [f"**DF21** failed on every table: {failed.iloc[0]}.", ""], []
     result = ranking(joined)
     gap = joined["df21"] - joined["gcforest"]
-    wilcoxon = stats.wilcoxon(joined["df21"], joined["gcforest"]).pvalue
+    wilcoxon = paired_wilcoxon_p(joined["df21"], joined["gcforest"])
     ranks = ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in result.mean_ranks.items())
     status = "; ".join(f"{t.removeprefix('keel_')}: {s}" for t, s in failed.items())
     version = ", ".join(sorted(df21["library_version"].dropna().astype(str).unique()))

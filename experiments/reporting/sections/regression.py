@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from experiments.analysis.benchmark import critical_difference
 from experiments.analysis.plan import ALPHA, DECISION_PROBABILITY, ROPE_R2
 from experiments.analysis.regression_benchmark import (
     RECORDS,
@@ -21,7 +22,7 @@ from experiments.analysis.regression_benchmark import (
 )
 from experiments.analysis.regression_plan import MAX_ROWS, N_TREES, SPEED_GOAL
 from experiments.reporting.section import Rendered, ReportContext, Section
-from experiments.reporting.sections.benchmark import critical_difference, draw_ranks
+from experiments.reporting.sections.benchmark import draw_ranks
 from experiments.running.regression_datasets import REGRESSION_DATASETS
 
 NAMES = {

@@ -27,12 +27,10 @@ import json
 import logging
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import LABELS
-from experiments.analysis.plan import ALPHA
-from experiments.analysis.statistics import minimum_effect_p, one_sample_t
+from experiments.analysis.timing_comparison import parts_ab_verdict
 from experiments.paths import ROOT
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.safety.provenance import read_measurements
@@ -333,26 +331,6 @@ def parts_ab_table(runs: pd.DataFrame) -> pd.DataFrame:
     table["position"] += 1
     table.columns = ["run", "version", "commit", "core-minutes", *PROTOCOL_PARTS, "system CPU (s)"]
     return table.round(1)
-
-
-def parts_ab_verdict(runs: pd.DataFrame, alpha: float = ALPHA) -> dict:
-    """Non-inferiority of the candidate's core-minutes: the pairs' ratios candidate / baseline, their
-    geometric mean and its 1 - 2 alpha CI, and the one-sided p of H0 "the candidate is at least the
-    declared margin slower" (a t-test of the log ratios)."""
-    pairs = runs.pivot(index="pair", columns="version", values="core_minutes")
-    log_ratios = np.log(pairs["candidate"] / pairs["baseline"]).to_numpy()
-    margin = float(runs["margin"].iloc[0])
-    result = one_sample_t(log_ratios, level=1 - 2 * alpha)
-    p = minimum_effect_p(log_ratios, np.log1p(margin))
-    return {
-        "pairs": len(log_ratios),
-        "ratio": float(np.exp(result["mean"])),
-        "ci_low": float(np.exp(result["ci_low"])),
-        "ci_high": float(np.exp(result["ci_high"])),
-        "margin": margin,
-        "p": p,
-        "not_worse": bool(p < alpha),
-    }
 
 
 def parts_ab_sentence(runs: pd.DataFrame, file_name: str = "protocol_parts_ab.csv") -> str:

@@ -23,21 +23,19 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.benchmark import contrasts, dataset_accuracies
-from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES, paired_tests
-from experiments.analysis.claim_qualifiers import difference_at_audit_t
+from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
+from experiments.analysis.dataset_effects import change_under, effect_rows
 from experiments.analysis.paper_as_samples import scope_intervals
 from experiments.analysis.paper_claims import (
     cells_of,
-    contrast,
     counts_text,
     is_method_sentence,
-    paper_contrast,
     paper_differences,
     split_differences,
     verdict_counts,
 )
 from experiments.analysis.plan import ALPHA, CONFIRMED, INTERVAL_LEVEL, MARGIN_PP
-from experiments.analysis.statistics import contrast_below_p, mean_ci, one_sample_t
+from experiments.analysis.statistics import mean_ci
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
@@ -50,41 +48,6 @@ LEVEL = f"{INTERVAL_LEVEL:.0%}"
 SUMMARY = "report/summary.md"
 #: The most words the conclusion may have.
 MAX_WORDS = 200
-
-
-def effect_rows(records: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset: the pooled DisDF − gcF with its CI, the paper's, the TOST and minimum-effect verdicts."""
-    differences, paper_diff = split_differences(records), paper_differences(paper)
-    tests = paired_tests(records)
-    rows = []
-    for dataset in sorted(differences.index.get_level_values(0).unique()):
-        table = differences.loc[dataset]
-        cells = cells_of(table, None, None)
-        weights = {cell: 1.0 / len(cells) for cell in cells}
-        result = contrast(table, weights)
-        theirs = paper_contrast(paper_diff.loc[dataset], weights) if dataset in paper_diff.index else np.nan
-        mine = tests[tests["dataset"] == dataset]
-        rows.append(
-            {
-                "dataset": dataset,
-                "mean": result["mean"],
-                "ci_low": result["ci_low"],
-                "ci_high": result["ci_high"],
-                "paper": theirs,
-                "equivalent": result["p_margin"]["tost"] < ALPHA,
-                "above": result["p_margin"]["above_plus"] < ALPHA,
-                "below": result["p_margin"]["below_minus"] < ALPHA,
-                # one-sided at α each way, as every decision: the (1 − 2α) interval excludes 0
-                "significant": bool(result["ci_low"] > 0 or result["ci_high"] < 0),
-                "below_paper": bool(contrast_below_p(result, theirs) < ALPHA)
-                if np.isfinite(theirs)
-                else False,
-                "better": int((mine["verdict"] == "DisDF better").sum()),
-                "worse": int((mine["verdict"] == "DisDF worse").sum()),
-                "cells": len(mine),
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 def _reading(row) -> str:
@@ -137,8 +100,7 @@ def _names(datasets) -> str:
 def _change(headline: pd.DataFrame, mechanism: pd.DataFrame, dataset: str) -> str:
     """DisDF − gcF under a mechanism at T = 100, with its interval (the claim qualifiers' split-paired
     change is APPENDIX.md's)."""
-    under = difference_at_audit_t(mechanism[mechanism["dataset"] == dataset])
-    level = one_sample_t(under.to_numpy(), INTERVAL_LEVEL)
+    level = change_under(mechanism, dataset)
     return f"{level['mean']:+.2f} [{level['ci_low']:+.2f}, {level['ci_high']:+.2f}]"
 
 

@@ -18,41 +18,13 @@ import logging
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, paired_tests
-from experiments.analysis.statistics import paired_wilcoxon, split_mean_ci, with_optimism
+from experiments.analysis.statistics import split_mean_ci, with_optimism
+from experiments.analysis.weight_fitting import UNIT, VARIANTS, gcf_agreement, leak_effects, variants
 from experiments.reporting.formatting import pp_ci
 from experiments.reporting.section import Rendered, ReportContext, Section
 
 HEADLINE, ABLATION = "paper", "ablation_same_examples"
-VARIANTS = ("gcF", "DisDF cross_fit", "DisDF same_examples")
-UNIT = ["dataset", "N", "T", "repetition"]
 log = logging.getLogger(__name__)
-
-
-def variants(headline: pd.DataFrame, ablation: pd.DataFrame) -> pd.DataFrame:
-    """One frame with a ``variant`` column (gcF, DisDF cross_fit, DisDF same_examples) on the units
-    both runs have: the ablation's cells, each split run by both."""
-    cells = ablation[["dataset", "N", "T"]].drop_duplicates()
-    headline = headline.merge(cells, on=["dataset", "N", "T"])
-    shared = headline[UNIT].drop_duplicates().merge(ablation[UNIT].drop_duplicates())
-    headline, ablation = headline.merge(shared), ablation.merge(shared)
-    name = {"gcforest": "gcF", "disdf": "DisDF cross_fit"}
-    return pd.concat(
-        [
-            headline.assign(variant=headline["method"].map(name)),
-            ablation[ablation["method"] == "disdf"].assign(variant="DisDF same_examples"),
-        ],
-        ignore_index=True,
-    )
-
-
-def gcf_agreement(headline: pd.DataFrame, ablation: pd.DataFrame) -> tuple[int, int]:
-    """(units where both runs' gcF accuracy and levels are equal, units both ran): the check that
-    the two runs share their splits and trees, so that only DisDF's weight fitting differs."""
-    both = headline[headline["method"] == "gcforest"].merge(
-        ablation[ablation["method"] == "gcforest"], on=UNIT, suffixes=("_h", "_a")
-    )
-    equal = (both["accuracy_h"] == both["accuracy_a"]) & (both["n_levels_h"] == both["n_levels_a"])
-    return int(equal.sum()), len(both)
 
 
 def variant_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -88,21 +60,17 @@ def variant_rows(frame: pd.DataFrame) -> pd.DataFrame:
 
 def leak_effect_rows(frame: pd.DataFrame) -> pd.DataFrame:
     """Per dataset: DisDF's test accuracy with cross_fit − with same_examples, paired by unit."""
-    wide = frame[frame["variant"] != "gcF"].pivot_table(index=UNIT, columns="variant", values="accuracy")
-    wide = wide.dropna().reset_index()
-    rows = []
-    wide["d"] = 100 * (wide["DisDF cross_fit"] - wide["DisDF same_examples"])
-    for dataset, group in wide.groupby("dataset"):
-        per_split = group.groupby(["N", "repetition"])["d"].mean().to_numpy()
-        rows.append(
-            {
-                "dataset": DATASET_NAMES.get(dataset, dataset),
-                "splits": len(per_split),
-                "cross_fit − same_examples (pp)": pp_ci(*split_mean_ci(group, "d")),
-                "Wilcoxon p (splits)": f"{paired_wilcoxon(per_split, 0 * per_split):.2g}",
-            }
-        )
-    return pd.DataFrame(rows)
+    effects = leak_effects(frame)
+    return pd.DataFrame(
+        {
+            "dataset": [DATASET_NAMES.get(d, d) for d in effects["dataset"]],
+            "splits": effects["splits"],
+            "cross_fit − same_examples (pp)": [
+                pp_ci(m, h) for m, h in zip(effects["mean"], effects["half"], strict=True)
+            ],
+            "Wilcoxon p (splits)": effects["p"].map(lambda p: f"{p:.2g}"),
+        }
+    )
 
 
 def weight_fitting_section(headline: pd.DataFrame, ablation: pd.DataFrame) -> list[str]:
