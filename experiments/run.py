@@ -18,6 +18,7 @@ if __name__ == "__main__":
 import errno
 import logging
 import os
+from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -64,7 +65,7 @@ def main(cfg: DictConfig) -> None:
     run_command(cfg, HydraConfig.get())
 
 
-def run_command(cfg: DictConfig, hydra_cfg: DictConfig) -> None:
+def run_command(cfg: DictConfig, hydra_cfg: Any) -> None:
     """Plan ``cfg`` (a multirun job in its own folder), run its missing units, write its report."""
     phase = "checking the command"
 

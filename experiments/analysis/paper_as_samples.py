@@ -26,6 +26,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -166,7 +167,8 @@ def table_sampler(
     return draw
 
 
-def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
+def _mean(x: np.ndarray, axis: int = -1) -> Any:
+    """The mean along ``axis``, rounded as the paper prints (an array, or a scalar for 1-d ``x``)."""
     return np.round(np.mean(x, axis=axis), DECIMALS)
 
 
@@ -254,7 +256,7 @@ def predictive_check(
                 if choose is not None and mine is None:
                     rows.append({**row, "p_mean": np.nan, "p_count": np.nan, "p_joint": np.nan, "splits": 0})
                     continue
-                used = table if choose is None else table[table.index.isin(mine.index)]
+                used = table if choose is None or mine is None else table[table.index.isin(mine.index)]
                 sampler = table_sampler(
                     used, n, None if choose is None else mine, shared_T, choose or "split"
                 )

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -55,7 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def write_splits(path: Path, protocol, dataset: str, N: int, repetitions: list[int]) -> None:
     """The repetitions' splits of ``dataset`` at ``N``, as the runner draws them, into ``path``."""
     pool = protocol.pool(dataset)
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, Any] = {}  # np.savez's keywords: numpy's stubs type them beside allow_pickle
     seeds = np.zeros(protocol.repetitions, dtype=np.int64)
     classes = np.unique(pool.y_train if pool.y_test is None else np.concatenate([pool.y_train, pool.y_test]))
     for repetition in repetitions:

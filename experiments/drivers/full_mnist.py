@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from joblib import effective_n_jobs
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 from scipy import stats
 
 import disdf
@@ -43,6 +43,7 @@ from experiments.analysis.statistics import mcnemar_exact
 from experiments.paths import ROOT
 from experiments.reporting.section import ReportContext
 from experiments.running.composition import compose_config, estimator_specs
+from experiments.running.config import as_dict
 from experiments.running.protocol import Unit
 from experiments.running.unit import make_estimator, weight_solver_seconds
 from experiments.safety.durable import check_writable
@@ -81,12 +82,12 @@ def measured_settings(cfg: DictConfig) -> dict[str, Any]:
     times, the peak memory and the budgets' verdicts depend on it.
     """
     return {
-        **_dotted("full_mnist", OmegaConf.to_container(cfg.full_mnist, resolve=True)),
-        **_dotted("model", OmegaConf.to_container(cfg.model, resolve=True)),
-        **_dotted("solver", OmegaConf.to_container(cfg.solver, resolve=True)),
+        **_dotted("full_mnist", as_dict(cfg.full_mnist)),
+        **_dotted("model", as_dict(cfg.model)),
+        **_dotted("solver", as_dict(cfg.solver)),
         "protocol.methods": list(cfg.protocol.methods),
         # The specs as written: their interpolations of model.* and solver.* are compared there.
-        **_dotted("methods", OmegaConf.to_container(cfg.methods)),
+        **_dotted("methods", as_dict(cfg.methods, resolve=False)),
         "runtime.n_jobs": effective_n_jobs(cfg.runtime.n_jobs),
     }
 
@@ -242,9 +243,9 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
     check_committed_folder(cfg)
     output_dir = check_writable(cfg.runtime.output_dir, "runtime.output_dir")
     mnist_files(cfg.data.dir, download=False)  # a missing or altered file fails here, before any fit
-    model = OmegaConf.to_container(cfg.model, resolve=True)
-    solver = OmegaConf.to_container(cfg.solver, resolve=True)
-    settings = OmegaConf.to_container(cfg.full_mnist, resolve=True)
+    model = as_dict(cfg.model)
+    solver = as_dict(cfg.solver)
+    settings = as_dict(cfg.full_mnist)
     methods = list(cfg.protocol.methods)
     specs = estimator_specs(cfg, methods)
     n_jobs = effective_n_jobs(cfg.runtime.n_jobs)
@@ -280,7 +281,7 @@ def run_full_mnist(cfg: DictConfig) -> pd.DataFrame:
         )
         frame = accuracy_rows(rows)
         write_csv(frame, output_dir / CSV_NAME)
-    if {"gcforest", "disdf"} <= set(predictions):  # the paired comparison needs both methods
+    if {"gcforest", "disdf"} <= set(predictions) and y_test is not None:  # the pairs need both methods
         for key, value in mcnemar(predictions, y_test).items():
             frame.loc[frame["method"] == "disdf", key] = value
     write_csv(frame, output_dir / CSV_NAME)

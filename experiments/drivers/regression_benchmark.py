@@ -127,7 +127,7 @@ def fit_df21(python: Path, X: np.ndarray, y: np.ndarray, found: list, which: lis
     """DF21's rows of the splits ``which`` (by split index), fitted by the worker in DF21's venv."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "splits.npz"
-        arrays = {"seeds": np.array([seed for seed, _, _ in found], dtype=np.int64)}
+        arrays: dict[str, Any] = {"seeds": np.array([seed for seed, _, _ in found], dtype=np.int64)}
         for s, (_, train, test) in enumerate(found):
             arrays |= {
                 f"X_train_{s}": X[train],

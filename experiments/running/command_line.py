@@ -17,6 +17,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from omegaconf import DictConfig, OmegaConf
 
@@ -73,7 +74,7 @@ def first_job_overrides(overrides: Sequence[str]) -> list[str]:
         if override.is_sweep_override():
             first.append(f"{override.get_key_element()}={next(override.sweep_string_iterator())}")
         else:
-            first.append(override.input_line)
+            first.append(cast(str, override.input_line))  # a parsed override keeps its text
     return first
 
 

@@ -14,7 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf.forests import COMPILED_ENGINES, KERNEL_VERSION
 from experiments.paths import ROOT
-from experiments.running.config import model_defaults
+from experiments.running.config import as_dict, model_defaults
 
 CONFIG_PATH = str(ROOT / "configs")
 
@@ -48,7 +48,7 @@ def model_values(cfg: DictConfig) -> dict:
     defaults = model_defaults()
     estimator = inspect.signature(DisDFClassifier).parameters
     model = {}
-    for key, value in OmegaConf.to_container(cfg.model, resolve=True).items():
+    for key, value in as_dict(cfg.model).items():
         value = typed_like(value, defaults.get(key))
         if key in HASHED_MODEL_KEYS or key not in estimator or value != estimator[key].default:
             model[key] = value
@@ -84,7 +84,7 @@ def result_config(cfg: DictConfig) -> dict:
         model["group_duplicates"] = True
     else:
         model.pop("group_duplicates", None)
-    solver = OmegaConf.to_container(cfg.solver, resolve=True)
+    solver = as_dict(cfg.solver)
     if solver.get("fallback") is None:
         # No fallback: the hash records had before the option existed.
         solver.pop("fallback", None)
@@ -194,7 +194,7 @@ def config_hash(cfg: DictConfig) -> str:
 def estimator_specs(cfg: DictConfig, names) -> dict[str, dict]:
     """The estimator spec of each named method (``_target_`` and its parameters, configs/method/),
     resolved to plain containers for ``hydra.utils.instantiate``."""
-    return {name: OmegaConf.to_container(cfg.methods[name], resolve=True) for name in names}
+    return {name: as_dict(cfg.methods[name]) for name in names}
 
 
 def methods(cfg: DictConfig) -> list[str]:

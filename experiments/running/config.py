@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
@@ -128,16 +128,25 @@ class Config:
 MODEL_DEFAULTS = ROOT / "configs" / "model" / "disdf.yaml"
 
 
+def as_dict(node: Any, resolve: bool = True) -> dict[str, Any]:
+    """A mapping node of a config as a plain dict (``OmegaConf.to_container``, typed as what it is
+    here); any other node is refused, naming its type."""
+    value = OmegaConf.to_container(node, resolve=resolve)
+    if not isinstance(value, dict):
+        raise TypeError(f"a config mapping was expected; got {type(value).__name__}")
+    return cast(dict[str, Any], value)
+
+
 @cache  # read on every config hash; callers only read it
 def model_defaults() -> dict[str, Any]:
     """configs/model/disdf.yaml, resolved: the model keys and their default values."""
-    return OmegaConf.to_container(OmegaConf.load(MODEL_DEFAULTS), resolve=True)
+    return as_dict(OmegaConf.load(MODEL_DEFAULTS))
 
 
 def check_known_keys(cfg: DictConfig) -> None:
     """Refuse keys the schema does not know (typically added with ``+``), naming them and the known ones."""
     schema = OmegaConf.structured(Config)
-    unknown_top = sorted(set(cfg.keys()) - set(schema.keys()) - {"hydra"})
+    unknown_top = sorted(str(key) for key in set(cfg.keys()) - set(schema.keys()) - {"hydra"})
     if unknown_top:
         hint = f" (datasets are chosen with datasets=[{cfg.dataset}])" if "dataset" in unknown_top else ""
         raise ValueError(f"Unknown config key(s) {unknown_top}{hint}; known keys: {sorted(schema.keys())}")

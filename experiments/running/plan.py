@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from hydra.errors import InstantiationException
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
 from experiments.paths import ROOT
 from experiments.running.composition import (
@@ -31,7 +31,7 @@ from experiments.running.composition import (
     methods,
     typed_like,
 )
-from experiments.running.config import check_known_keys, model_defaults
+from experiments.running.config import as_dict, check_known_keys, model_defaults
 from experiments.running.protocol import ProtocolPlan, Unit
 from experiments.running.records import RecordGrid
 from experiments.running.unit import make_estimator
@@ -130,7 +130,7 @@ def output_folder(output_dir: str, experiment_name: str) -> Path:
 def decide(cfg: DictConfig, job: SweepJob | None = None) -> RunPlan:
     """``cfg`` as plain, typed, read-only values (no check beyond the schema's); a multirun ``job``
     writes into its own folder (:func:`~experiments.safety.guards.job_output_dir`)."""
-    raw = OmegaConf.to_container(cfg, resolve=True)
+    raw = as_dict(cfg)
     protocol, runtime = raw["protocol"], raw["runtime"]
     names = methods(cfg)
     defaults = model_defaults()

@@ -374,6 +374,8 @@ def group_split(
 def _class_interleaved_groups(pool: Pool, rng: np.random.Generator) -> np.ndarray:
     """The pool's groups in a random order in which each class's groups are spread evenly: the
     i-th of a class's n groups (shuffled) gets the position (i + u) / n, u uniform in [0, 1)."""
+    if pool.groups is None:
+        raise ValueError("splitting by subject needs the pool's groups (a table with a subject column)")
     groups = np.unique(pool.groups)
     labels = np.array([_most_frequent(pool.y_train[pool.groups == g]) for g in groups])
     position = np.empty(len(groups))

@@ -39,6 +39,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from numbers import Integral, Real
 from pathlib import Path
+from typing import cast
 
 from experiments.safety.durable import append_json_lines, cut_torn_tail, read_numbered_json_lines
 
@@ -218,7 +219,10 @@ def confusion_problem(record: dict) -> str | None:
 
 def _is_fraction(value: object) -> bool:
     return (
-        isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and 0 <= value <= 1
+        isinstance(value, Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 <= float(value) <= 1
     )
 
 
@@ -295,7 +299,8 @@ class RecordStore:
         invalid: dict[str, list[int]] = {}
         outside: dict[str, list[int]] = {}
         duplicates: list[int] = []
-        for number, record in read_numbered_json_lines(path):
+        for number, line in read_numbered_json_lines(path):
+            record = cast(dict, line)  # record_problem refuses a line that is not an object first
             problem = record_problem(record, dataset)
             if problem is None and grid is not None and record["config_hash"] == grid.config_hash:
                 reason = grid.outside(record)

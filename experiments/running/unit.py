@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import time
 import warnings
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -26,7 +27,7 @@ RERUN_VARYING_FIELDS = (*TIMING_FIELDS, DIGESTS)
 PER_UNIT = ("n_trees", "random_state", "n_jobs")
 
 
-def make_estimator(unit: Unit, specs: dict[str, dict[str, Any]], seed: int):
+def make_estimator(unit: Unit, specs: Mapping[str, Mapping[str, Any]], seed: int):
     """The estimator of ``unit.method`` (its spec from configs/method/, resolved to a plain dict),
     built by ``hydra.utils.instantiate`` with the unit's T and seed, where its target takes them
     (a baseline such as kNN has no trees and no randomness)."""

@@ -132,7 +132,7 @@ def mgs_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Serie
     )
     ax.grid(alpha=0.3)
     parts[0].legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
-    if panels == 2:
+    if sizes is not None and panels == 2:
         ax = parts[1].subplots()
         points = size_points(sizes, anchor)
         styles = {

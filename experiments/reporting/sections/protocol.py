@@ -277,6 +277,8 @@ def tables_of_other_datasets(folder: Path, config_hash: str, datasets: set[str])
 def render(context: ReportContext) -> Rendered | None:
     """The section and the tables of ``context.folder``'s records of ``context.plan``; None without any."""
     plan = context.plan
+    if plan is None:
+        raise ValueError("the protocol section reads a run's plan; the report was given none")
     grid = plan.grid
     records = context.folder_records(context.folder, grid)
     if records.empty:

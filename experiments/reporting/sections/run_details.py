@@ -191,6 +191,8 @@ def run_details_markdown(cells, plan, folder: Path, digest: str, records) -> str
 
 def render(context: ReportContext) -> Rendered | None:
     """The run's details from ``context.folder``'s records of ``context.plan``; None without any."""
+    if context.plan is None:
+        raise ValueError("the run details section reads a run's plan; the report was given none")
     grid = context.plan.grid
     records = context.folder_records(context.folder, grid)
     if records.empty:
