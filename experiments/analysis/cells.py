@@ -18,12 +18,14 @@ from experiments.analysis.plan import ALPHA
 from experiments.analysis.statistics import five_by_two_interval, holm, mean_ci, paired_wilcoxon
 from experiments.paths import ROOT
 from experiments.running import config as _config  # noqa: F401 - registers the schema
+from experiments.running.datasets import DISPLAY_NAMES
 from experiments.running.records import RecordGrid, RecordStore
 
 PAPER_TABLES = ROOT / "results" / "paper" / "paper_tables.csv"
 LABELS = {"gcforest": "gcF", "disdf": "DisDF"}
-#: How the reports name the datasets (the records use the lower-case keys).
-DATASET_NAMES = {"parkinsons": "Parkinsons", "ecoli": "Ecoli", "ionosphere": "Ionosphere", "mnist": "MNIST"}
+#: How the reports name the datasets (the records use the lower-case keys): the registry's, so that a
+#: dataset registered later is named too (:mod:`experiments.running.datasets`).
+DATASET_NAMES = DISPLAY_NAMES
 #: Cell columns that measure time: in REPORT.md, not in the tables, which are the same on every rerun.
 TIMING_COLUMNS = ("seconds",)
 log = logging.getLogger(__name__)

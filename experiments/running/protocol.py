@@ -16,10 +16,9 @@ from itertools import product
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from disdf import load_dataset, load_mnist, load_subjects
-from disdf.datasets import DATASETS, TABLES
 from disdf.utils import Boolean, Float, Integer, OneOf, check_parameters
 from experiments.running.cross_validation import FIVE_BY_TWO_REPETITIONS, SPLIT_SCHEMES, five_by_two_folds
+from experiments.running.datasets import REGISTRY, DatasetEntry, Pool
 from experiments.running.keel import KEEL_PREFIX, KEEL_TABLES, is_keel, keel_rows, load_keel
 
 #: How the N training (and the test) examples are drawn: uniformly, or in the pool's class proportions.
@@ -80,10 +79,10 @@ class ProtocolPlan:
 
     def __post_init__(self) -> None:
         """Refuse an impossible grid as the plan is decided: each message names the setting."""
-        unknown = [name for name in self.datasets if name not in DATASETS and not is_keel(name)]
+        unknown = [name for name in self.datasets if name not in REGISTRY and not is_keel(name)]
         if unknown or not self.datasets:
             raise ValueError(
-                f"datasets must name one or more of {DATASETS} or a KEEL table as keel_<name> "
+                f"datasets must name one or more of {tuple(REGISTRY)} or a KEEL table as keel_<name> "
                 f"({', '.join(KEEL_TABLES)}); got {list(self.datasets)} (unknown: {unknown})"
             )
         for name in ("Ns", "Ts"):
@@ -169,23 +168,15 @@ class ProtocolPlan:
             return max(len(test) for _, test in self.folds(self.pool(dataset), dataset, N))
         n_test = test_size(N, self.test_fraction)
         rows = (
-            TABLES[dataset].n_rows if dataset in TABLES else keel_rows(dataset) if is_keel(dataset) else None
+            REGISTRY[dataset].n_rows
+            if dataset in REGISTRY
+            else keel_rows(dataset)
+            if is_keel(dataset)
+            else None
         )
         if rows is not None and self.cap_test_size and N < rows:
             n_test = min(n_test, rows - N)
         return n_test
-
-
-@dataclass(frozen=True)
-class Pool:
-    """Where a dataset's training and test examples are drawn from."""
-
-    X_train: np.ndarray
-    y_train: np.ndarray
-    X_test: np.ndarray | None = None  # None: draw test examples from the training pool
-    y_test: np.ndarray | None = None
-    groups: np.ndarray | None = None  # a training-pool row's group (split_groups): never on both sides
-    inverted: tuple | None = None  # label_fault=inverted_test: the two classes, swapped in test labels
 
 
 @dataclass(frozen=True)
@@ -196,30 +187,29 @@ class Split:
     y_test: np.ndarray
 
 
-@cache  # the command's checks and its run read the same files: once
 def load_pool(
     name: str, data_dir: str | None, split_groups: str | None = None, label_fault: str = "none"
 ) -> Pool:
-    """MNIST: train from its training split, test from its test split; UCI: one pool.
+    """The pool of a registered dataset (:mod:`experiments.running.datasets`: MNIST's training and test
+    splits, a UCI table's one pool) or of a KEEL table (one pool).
 
     ``split_groups="subject"`` attaches each row's subject (Parkinsons); ``label_fault`` applies
     one of :data:`LABEL_FAULTS` (the audit's simulated faults; "none" reads the data as it is).
     """
-    if is_keel(name):  # the benchmark's tables: one pool, as the paper's UCI tables
+    source = None if is_keel(name) else REGISTRY[name]  # a name registered anew reads its new entry
+    return _read_pool(name, source, data_dir, split_groups, label_fault)
+
+
+@cache  # the command's checks and its run read the same files: once
+def _read_pool(
+    name: str, source: DatasetEntry | None, data_dir: str | None, split_groups: str | None, label_fault: str
+) -> Pool:
+    if source is None:  # the benchmark's KEEL tables: one pool, as the paper's UCI tables
         if split_groups is not None:
             raise ValueError(f"protocol.split_groups={split_groups}: {name} has no {split_groups} groups")
         table = load_keel(name.removeprefix(KEEL_PREFIX))
         return with_label_fault(Pool(table.X, table.y), label_fault, name)
-    if name == "mnist":
-        if split_groups is not None:
-            raise ValueError(f"protocol.split_groups={split_groups}: mnist has no {split_groups} groups")
-        mnist = load_mnist(data_dir)
-        pool = Pool(mnist["X_train"], mnist["y_train"], mnist["X_test"], mnist["y_test"])
-    else:
-        X, y = load_dataset(name, data_dir)
-        groups = None if split_groups is None else load_subjects(name, data_dir)
-        pool = Pool(X, y, groups=groups)
-    return with_label_fault(pool, label_fault, name)
+    return with_label_fault(source.load(data_dir, split_groups), label_fault, name)
 
 
 def with_label_fault(pool: Pool, fault: str, name: str) -> Pool:

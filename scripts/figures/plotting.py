@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from disdf.utils import is_leftover, replaced_atomically
+from experiments.analysis.cells import DATASET_NAMES
 from experiments.running.records import RecordStore
 from experiments.running.unit import TIMING_FIELDS
 from experiments.safety.generation import (
@@ -32,7 +33,6 @@ SPLIT_BAND_LABEL = "ours: central 95 % of single splits"
 #: What every figure with many intervals says of them.
 UNADJUSTED = "95 % CIs per cell, not adjusted for multiplicity"
 SPLIT_COLUMNS = ["dataset", "N", "T", "method", "repetition", "accuracy"]
-DATASET_NAMES = {"parkinsons": "Parkinsons", "ecoli": "Ecoli", "ionosphere": "Ionosphere", "mnist": "MNIST"}
 
 
 def dataset_name(dataset: str) -> str:

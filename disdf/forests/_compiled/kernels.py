@@ -976,9 +976,7 @@ def _grow_tree(data, rules, forest, state, n_nodes, n_leaves, importance):
     Depth first: a node that does not stop growing draws candidate features (module docstring) and is
     split at the best split found (its impurity decrease into ``importance``: :func:`_credit_impurity`),
     its examples partitioned and its children pushed; else it is a leaf."""
-    # Borrowed views: per-node steps take them without atomic reference counts (3-8 % of a tree's time)
-    # Not y and the weights: _tree_arrays reads them, once per tree. _borrowed is numba's intrinsic,
-    # typed at compile time: mypy sees only its Python signature.
+    # Borrowed views (3-8 % of a tree's time); not y and the weights. mypy sees numba's intrinsic untyped.
     Xt, _, presorted, first_nonzero, nonzero_bits, use_zero_bits, codes, code_values, n_codes, binned = (
         _borrowed(data[:10])  # type: ignore[call-arg, var-annotated]
     )
