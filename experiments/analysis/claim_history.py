@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from experiments.analysis.paper_claims import SYMBOLS, Decision, sentence_table
+from experiments.analysis.claim_rules import SYMBOLS
+from experiments.analysis.paper_claims import Decision
 from experiments.analysis.plan import NOT_DECIDED
 
 #: Where the earlier rule sets' verdicts are, relative to the results folder (REPORT.md's).
@@ -132,21 +133,3 @@ def earlier_columns(history: pd.DataFrame, decisions: list[Decision]) -> dict[st
         cells = [_cell(list(mine[mine["sentence"] == d.sentence.number]["verdict"])) for d in decisions]
         columns[f"{s.short} ({s.date[5:10]})"] = [*cells, _count(list(mine["verdict"]), s.unit)]
     return columns
-
-
-def claims_table_lines(history: pd.DataFrame | None, decisions: list[Decision], digest: str) -> list[str]:
-    """The sentence table with the earlier rule sets' columns, then the dated facts; without the
-    earlier verdicts (no CSV, or one computed on other records) the table alone and how to make them."""
-    remedy = "run `python scripts/tools/claim_rule_history.py`"
-    if history is None:
-        return [sentence_table(decisions), "", f"`{HISTORY_CSV}` is not there: {remedy}.", ""]
-    if set(history["records"]) != {digest}:
-        return [
-            sentence_table(decisions),
-            "",
-            f"`{HISTORY_CSV}` was computed on other records than these: {remedy} again.",
-            "",
-        ]
-    earlier = earlier_columns(history, decisions)
-    names = " and ".join(earlier)
-    return [sentence_table(decisions, earlier), "", TIMELINE.format(columns=names), ""]

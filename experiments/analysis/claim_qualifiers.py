@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES
-from experiments.analysis.paper_claims import GREATER, Decision, effect_text, is_method_sentence
+from experiments.analysis.claim_rules import GREATER
+from experiments.analysis.paper_claims import Decision, effect_text
+from experiments.analysis.paper_sentences import is_method_sentence
 from experiments.analysis.plan import ALPHA, CONFIRMED, NOT_DECIDED
 from experiments.analysis.statistics import (
     holm,

@@ -15,7 +15,7 @@ from scipy import stats
 
 from experiments.analysis.cells import paired_tests
 from experiments.analysis.claim_qualifiers import qualifiers_section
-from experiments.analysis.paper_claims import (
+from experiments.analysis.claim_rules import (
     ABOVE,
     BELOW,
     EVERY,
@@ -27,25 +27,24 @@ from experiments.analysis.paper_claims import (
     NO_DIFFERENCE,
     NOT_GREATER,
     OVER,
-    SENTENCES,
     SOME,
-    STABILITY_SPLITS,
     UNDER,
     VERDICT_OF,
+    combine,
+    finding,
+)
+from experiments.analysis.paper_claims import (
+    STABILITY_SPLITS,
     Decision,
     Tables,
-    combine,
-    counts_lines,
-    finding,
-    is_method_sentence,
     paper_verdict,
-    rows_table,
     rule_stability,
     sentence_decisions,
-    sentence_table,
     verdict_counts,
 )
+from experiments.analysis.paper_sentences import SENTENCES, is_method_sentence
 from experiments.analysis.plan import CONFIRMED, NOT_DECIDED, REFUTED
+from experiments.reporting.claims_text import counts_lines, rows_table, sentence_table
 
 PAPER = Path(__file__).resolve().parents[2] / "results" / "paper" / "paper_tables.csv"
 DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")

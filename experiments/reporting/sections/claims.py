@@ -13,15 +13,9 @@ import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
 from experiments.analysis.claim_history import earlier_columns, read_history, records_digest
-from experiments.analysis.paper_claims import (
-    Decision,
-    counts_lines,
-    rule_stability,
-    rules_text,
-    sentence_decisions,
-    sentence_table,
-)
+from experiments.analysis.paper_claims import Decision, rule_stability, sentence_decisions
 from experiments.analysis.plan import CONFIRMED, REFUTED
+from experiments.reporting.claims_text import counts_lines, rules_text, sentence_table
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections import mgs
 

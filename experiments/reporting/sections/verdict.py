@@ -26,16 +26,11 @@ from experiments.analysis.benchmark import contrasts, dataset_accuracies
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
 from experiments.analysis.dataset_effects import change_under, effect_rows
 from experiments.analysis.paper_as_samples import scope_intervals
-from experiments.analysis.paper_claims import (
-    cells_of,
-    counts_text,
-    is_method_sentence,
-    paper_differences,
-    split_differences,
-    verdict_counts,
-)
+from experiments.analysis.paper_claims import cells_of, paper_differences, split_differences, verdict_counts
+from experiments.analysis.paper_sentences import is_method_sentence
 from experiments.analysis.plan import ALPHA, CONFIRMED, INTERVAL_LEVEL, MARGIN_PP
 from experiments.analysis.statistics import mean_ci
+from experiments.reporting.claims_text import counts_text
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
