@@ -244,9 +244,7 @@ class _CascadeBase(
                 oof = [forest.out_of_fold_vectors(fit.folds, n_samples) for forest in forests]
                 score = self._level_score(oof, y_code, sample_weight)
                 if self.verbose >= 2:  # each forest alone: which of them carries the level
-                    for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
-                        alone = self._level_score([vectors], y_code, sample_weight)
-                        progress.forest(level_index, position, forest.kind, alone)
+                    self._report_forests(progress, level_index, forests, oof, y_code, sample_weight)
                 scores.append(score)
                 levels.append(CascadeLevel([forest.fitted() for forest in forests], weight_fit))
                 if folder is not None:  # its trees leave memory before the next level grows
@@ -268,12 +266,7 @@ class _CascadeBase(
         # fit_transform's answer: the kept level's out-of-fold vectors (then dropped, see there)
         self._training_vectors = previous_vectors[n_keep - 1]
         if self.test_vectors == "refit":
-            inputs = [self._level_input(X, previous_vectors[:q]) for q in range(n_keep)]
-            for level, features in zip(self.levels_, inputs, strict=True):
-                level.refit_models = refit_forests(
-                    level, features, y_code, specs, self.engine, self.n_trees, tree_params, self.n_jobs,
-                    sample_weight, **self._forest_options(),
-                )  # fmt: skip
+            self._refit_kept_levels(X, y_code, specs, tree_params, sample_weight, previous_vectors)
         self.n_levels_ = n_keep
         self.level_scores_ = scores
         self.weights_ = [level.weights for level in self.levels_]
@@ -282,6 +275,21 @@ class _CascadeBase(
         self._fit_folder = FitFolder.replace(getattr(self, "_fit_folder", None), self, folder, n_keep)
         self.fitted_levels_path_ = folder
         return self
+
+    def _report_forests(self, progress, level_index: int, forests, oof, y_code, sample_weight) -> None:
+        """verbose >= 2: each forest's out-of-fold score alone, which of them carries the level."""
+        for position, (forest, vectors) in enumerate(zip(forests, oof, strict=True)):
+            alone = self._level_score([vectors], y_code, sample_weight)
+            progress.forest(level_index, position, forest.kind, alone)
+
+    def _refit_kept_levels(self, X, y_code, specs, tree_params, sample_weight, previous_vectors) -> None:
+        """test_vectors="refit": each kept level's forests grown again on all its examples, for prediction."""
+        inputs = [self._level_input(X, previous_vectors[:q]) for q in range(len(self.levels_))]
+        for level, features in zip(self.levels_, inputs, strict=True):
+            level.refit_models = refit_forests(
+                level, features, y_code, specs, self.engine, self.n_trees, tree_params, self.n_jobs,
+                sample_weight, **self._forest_options(),
+            )  # fmt: skip
 
     def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
         """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation, as the float32 values

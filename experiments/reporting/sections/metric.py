@@ -69,6 +69,52 @@ DIFFERENCE_STYLE = {
 }
 
 
+def _score_panel(ax, curves: pd.DataFrame, dataset: str, score: str, Ns: list, step: float) -> None:
+    """One score on one dataset: each representation's mean against N with its 95 % CI, dodged."""
+    names = list(REPRESENTATIONS.items())
+    for index, (method, name) in enumerate(names):
+        line = curves[(curves["dataset"] == dataset) & (curves["method"] == method)]
+        line = line[line["score"] == score]
+        if line.empty:
+            continue
+        x = line["N"].to_numpy() + (index - (len(names) - 1) / 2) * step
+        ax.errorbar(
+            x,
+            line["mean"].to_numpy(),
+            yerr=line["half"].to_numpy(),
+            marker="o",
+            ms=3.5,
+            capsize=2,
+            label=name,
+            lw=2.2 if "DisDF" in name else 1.1,
+        )
+    ax.set_title(f"{DATASET_NAMES.get(dataset, dataset)}: {SCORES[score]}", fontsize=9)
+    ax.set_xticks(Ns)
+    ax.grid(alpha=0.3)
+
+
+def _difference_panel(ax, differences: pd.DataFrame, dataset: str, Ns: list, step: float) -> None:
+    """DisDF − gcF class vectors on one dataset, per score, paired by split, with its 95 % CI."""
+    ax.axhline(0, color="0.4", lw=0.8)
+    mine = differences[differences["dataset"] == dataset]
+    for index, (score, (color, marker)) in enumerate(DIFFERENCE_STYLE.items()):
+        line = mine[mine["score"] == score].sort_values("N")
+        ax.errorbar(
+            line["N"] + (index - 1) * step,
+            line["mean"],
+            yerr=line["ci"],
+            color=color,
+            marker=marker,
+            ms=3.5,
+            capsize=2,
+            lw=1.1,
+            label=f"DisDF − gcF: {SCORES[score]}",
+        )
+    ax.set_title(f"{DATASET_NAMES.get(dataset, dataset)}: DisDF − gcF class vectors", fontsize=9)
+    ax.set_xticks(Ns)
+    ax.grid(alpha=0.3)
+
+
 def metric_figure(records: pd.DataFrame):
     """Per dataset (column) and score (row): the mean against N with its 95 % CI over splits, one line per
     representation, dodged along N; one y scale per row (a score). The last row: DisDF − gcF class
@@ -88,53 +134,14 @@ def metric_figure(records: pd.DataFrame):
         sharey="row",
         layout="constrained",
     )
-    names = list(REPRESENTATIONS.items())
     differences = gcf_differences(records)
     curves = score_curves(records)
     for column, dataset in enumerate(datasets):
-        part = records[records["dataset"] == dataset]
-        Ns = sorted(part["N"].unique())
+        Ns = sorted(records[records["dataset"] == dataset]["N"].unique())
         step = 0.08 * (min(np.diff(Ns)) if len(Ns) > 1 else 10)
-        for row, (score, label) in enumerate(SCORES.items()):
-            ax = axes[row][column]
-            for index, (method, name) in enumerate(names):
-                line = curves[(curves["dataset"] == dataset) & (curves["method"] == method)]
-                line = line[line["score"] == score]
-                if line.empty:
-                    continue
-                x = line["N"].to_numpy() + (index - (len(names) - 1) / 2) * step
-                ax.errorbar(
-                    x,
-                    line["mean"].to_numpy(),
-                    yerr=line["half"].to_numpy(),
-                    marker="o",
-                    ms=3.5,
-                    capsize=2,
-                    label=name,
-                    lw=2.2 if "DisDF" in name else 1.1,
-                )
-            ax.set_title(f"{DATASET_NAMES.get(dataset, dataset)}: {label}", fontsize=9)
-            ax.set_xticks(Ns)
-            ax.grid(alpha=0.3)
-        ax = axes[-1][column]
-        ax.axhline(0, color="0.4", lw=0.8)
-        mine = differences[differences["dataset"] == dataset]
-        for index, (score, (color, marker)) in enumerate(DIFFERENCE_STYLE.items()):
-            line = mine[mine["score"] == score].sort_values("N")
-            ax.errorbar(
-                line["N"] + (index - 1) * step,
-                line["mean"],
-                yerr=line["ci"],
-                color=color,
-                marker=marker,
-                ms=3.5,
-                capsize=2,
-                lw=1.1,
-                label=f"DisDF − gcF: {SCORES[score]}",
-            )
-        ax.set_title(f"{DATASET_NAMES.get(dataset, dataset)}: DisDF − gcF class vectors", fontsize=9)
-        ax.set_xticks(Ns)
-        ax.grid(alpha=0.3)
+        for row, score in enumerate(SCORES):
+            _score_panel(axes[row][column], curves, dataset, score, Ns, step)
+        _difference_panel(axes[-1][column], differences, dataset, Ns, step)
     for row, label in enumerate(SCORES.values()):
         axes[row][0].set_ylabel(label)
     axes[-1][0].set_ylabel("DisDF − gcF (pp), paired by split")

@@ -92,20 +92,8 @@ def effects_table(cells: pd.DataFrame) -> str:
     return table.to_markdown(index=False)
 
 
-def mgs_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Series | None):
-    """Left: with − without scanning against N with 95 % CIs, per method and T. Right (when measured):
-    accuracy against training size with and without scanning, each point with its exact CI, and the
-    anchors as points at 60,000 images on the same axis. Each panel titled, its legend below it."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, NullLocator
-
-    panels = 2 if sizes is not None and not sizes.empty else 1
-    fig = plt.figure(figsize=(5.6 * panels, 5.0), layout="constrained")
-    parts = fig.subfigures(1, panels, squeeze=False)[0]
-    ax = parts[0].subplots()
+def _effect_panel(ax, cells: pd.DataFrame) -> None:
+    """The left panel: with − without scanning against N with 95 % CIs, per method and T."""
     reps = int(cells["n"].min())
     for (method, T), group in cells.groupby(["method", "T"]):
         offset = (3 if method == "disdf" else -3) + (1 if T == 1000 else -1)
@@ -131,43 +119,65 @@ def mgs_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Serie
         fontsize=9,
     )
     ax.grid(alpha=0.3)
+
+
+def _size_panel(ax, sizes: pd.DataFrame, anchor: pd.Series | None) -> None:
+    """The right panel: accuracy against training size with and without scanning, each point with its
+    exact CI, and the anchors as points at 60,000 images on the same axis."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    points = size_points(sizes, anchor)
+    styles = {
+        PUBLISHED_LABEL: ("tab:green", "*", 1.04),
+        ANCHOR_LABEL: ("tab:grey", "D", 1 / 1.04),
+    }
+    for label, group in points.groupby("label", sort=False):
+        group = group.sort_values("n_train")
+        color, marker, shift = styles.get(label, (None, "o", 1.0))
+        ax.errorbar(
+            group["n_train"] * shift,
+            group["accuracy"],
+            yerr=[group["accuracy"] - group["low"], group["high"] - group["accuracy"]],
+            marker=marker,
+            ms=8 if marker == "*" else 5,
+            capsize=3,
+            color=color,
+            ls="none" if label in styles else ("-" if "with " in label else "--"),
+            label=label,
+        )
+    sizes_ = sorted(points["n_train"].unique())
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(sizes_))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticklabels([f"{n:,}" for n in sizes_])
+    ax.set_xlim(sizes_[0] / 1.5, sizes_[-1] * 1.5)
+    tests = ", ".join(f"{n:,.0f}" for n in sorted(sizes["n_test"].unique()))
+    ax.set_xlabel(f"training images n (scored on {tests} test images)")
+    ax.set_ylabel("test accuracy")
+    ax.set_title(
+        "gcF's accuracy against training size, T = 100: one fit per point,\n"
+        "exact 95 % CI over the test images (a test set's sampling only)",
+        fontsize=9,
+    )
+    ax.grid(alpha=0.3)
+
+
+def mgs_figure(cells: pd.DataFrame, sizes: pd.DataFrame | None, anchor: pd.Series | None):
+    """Left: with − without scanning against N with 95 % CIs, per method and T. Right (when measured):
+    accuracy against training size with and without scanning, each point with its exact CI, and the
+    anchors as points at 60,000 images on the same axis. Each panel titled, its legend below it."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = 2 if sizes is not None and not sizes.empty else 1
+    fig = plt.figure(figsize=(5.6 * panels, 5.0), layout="constrained")
+    parts = fig.subfigures(1, panels, squeeze=False)[0]
+    _effect_panel(parts[0].subplots(), cells)
     parts[0].legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     if sizes is not None and panels == 2:
-        ax = parts[1].subplots()
-        points = size_points(sizes, anchor)
-        styles = {
-            PUBLISHED_LABEL: ("tab:green", "*", 1.04),
-            ANCHOR_LABEL: ("tab:grey", "D", 1 / 1.04),
-        }
-        for label, group in points.groupby("label", sort=False):
-            group = group.sort_values("n_train")
-            color, marker, shift = styles.get(label, (None, "o", 1.0))
-            ax.errorbar(
-                group["n_train"] * shift,
-                group["accuracy"],
-                yerr=[group["accuracy"] - group["low"], group["high"] - group["accuracy"]],
-                marker=marker,
-                ms=8 if marker == "*" else 5,
-                capsize=3,
-                color=color,
-                ls="none" if label in styles else ("-" if "with " in label else "--"),
-                label=label,
-            )
-        sizes_ = sorted(points["n_train"].unique())
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(FixedLocator(sizes_))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_xticklabels([f"{n:,}" for n in sizes_])
-        ax.set_xlim(sizes_[0] / 1.5, sizes_[-1] * 1.5)
-        tests = ", ".join(f"{n:,.0f}" for n in sorted(sizes["n_test"].unique()))
-        ax.set_xlabel(f"training images n (scored on {tests} test images)")
-        ax.set_ylabel("test accuracy")
-        ax.set_title(
-            "gcF's accuracy against training size, T = 100: one fit per point,\n"
-            "exact 95 % CI over the test images (a test set's sampling only)",
-            fontsize=9,
-        )
-        ax.grid(alpha=0.3)
+        _size_panel(parts[1].subplots(), sizes, anchor)
         parts[1].legend(loc="outside lower center", ncol=2, fontsize=7, frameon=False)
     return fig
 

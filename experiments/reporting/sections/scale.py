@@ -313,6 +313,44 @@ def plain_log_axis(axis, subs: tuple[float, ...] | None = None, ticks: list[floa
 SPREAD_BAR = "two timings of one point (their range)"
 
 
+def _measure_panel(
+    ax, problem: str, measure: str, rows: pd.DataFrame, extra: pd.DataFrame, spread: pd.DataFrame, sizes: list
+) -> None:
+    """One problem's fit time or peak memory against n, log-log: a line per method, other runs'
+    timings hollow, a point's spread as a pale bar."""
+    label = MEASURES[measure]
+    for method, name in METHOD_NAMES.items():
+        curve = rows[rows["method"] == method].sort_values("n_train")
+        color = METHOD_COLORS[method]
+        if not curve.empty:
+            style = "--" if method.endswith("_capped") else "-"
+            ax.plot(curve["n_train"], curve[measure], style, marker="o", color=color, label=name)
+        again = extra[extra["method"] == method]
+        if not again.empty:
+            ax.plot(again["n_train"], again[measure], "o", mfc="white", color=color, label=OTHER_RUN)
+        if len(spread):
+            bars = spread[(spread["problem"] == problem) & (spread["method"] == method)]
+            ax.vlines(
+                bars["n_train"],
+                bars[f"{measure}_low"],
+                bars[f"{measure}_high"],
+                color=color,
+                lw=9,
+                alpha=0.4,
+                zorder=1,
+                label=SPREAD_BAR if len(bars) else None,
+            )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    plain_log_axis(ax.xaxis, ticks=sizes)
+    plain_log_axis(ax.yaxis, subs=TICK_SUBS[measure])
+    ax.set_xlim(sizes[0] / 1.4, sizes[-1] * 1.4)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_title(f"{PROBLEM_NAMES.get(problem, problem)}: {label.split(' (')[0]}", fontsize=10)
+    ax.set_ylabel(label)
+    ax.grid(alpha=0.3, which="major")
+
+
 def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
     """Log-log fit time (top) and peak memory (bottom) against n, one panel per problem, a line per
     method; each point one timing, the other runs' timings of a point (``others``) hollow, joined to
@@ -332,38 +370,8 @@ def scale_figure(measured: pd.DataFrame, others: pd.DataFrame | None = None):
         rows = measured[measured["problem"] == problem]
         extra = others[others["problem"] == problem]
         sizes = sorted(set(rows["n_train"]) | set(extra["n_train"]))
-        for row, (measure, label) in enumerate(MEASURES.items()):
-            ax = axes[row][column]
-            for method, name in METHOD_NAMES.items():
-                curve = rows[rows["method"] == method].sort_values("n_train")
-                color = METHOD_COLORS[method]
-                if not curve.empty:
-                    style = "--" if method.endswith("_capped") else "-"
-                    ax.plot(curve["n_train"], curve[measure], style, marker="o", color=color, label=name)
-                again = extra[extra["method"] == method]
-                if not again.empty:
-                    ax.plot(again["n_train"], again[measure], "o", mfc="white", color=color, label=OTHER_RUN)
-                if len(spread):
-                    bars = spread[(spread["problem"] == problem) & (spread["method"] == method)]
-                    ax.vlines(
-                        bars["n_train"],
-                        bars[f"{measure}_low"],
-                        bars[f"{measure}_high"],
-                        color=color,
-                        lw=9,
-                        alpha=0.4,
-                        zorder=1,
-                        label=SPREAD_BAR if len(bars) else None,
-                    )
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            plain_log_axis(ax.xaxis, ticks=sizes)
-            plain_log_axis(ax.yaxis, subs=TICK_SUBS[measure])
-            ax.set_xlim(sizes[0] / 1.4, sizes[-1] * 1.4)
-            ax.tick_params(axis="x", labelsize=8)
-            ax.set_title(f"{PROBLEM_NAMES.get(problem, problem)}: {label.split(' (')[0]}", fontsize=10)
-            ax.set_ylabel(label)
-            ax.grid(alpha=0.3, which="major")
+        for row, measure in enumerate(MEASURES):
+            _measure_panel(axes[row][column], problem, measure, rows, extra, spread, sizes)
         axes[1][column].set_xlabel("training rows n")
     entries = {
         label: handle

@@ -299,6 +299,55 @@ POOLED_NEW_DATA = {
 }
 
 
+def _forest_panel(
+    ax, dataset: str, differences: pd.DataFrame, paper_diff: pd.DataFrame, pooled: pd.Series
+) -> None:
+    """One dataset's panel of :func:`forest_figure`: each cell's DisDF − gcF with its CI and the paper's
+    value, the pooled effect at the top (given the file, and for new data), the ±margin band."""
+    table = differences.loc[dataset]
+    cells = cells_of(table, None, None)
+    y = np.arange(len(cells) + 1)[::-1]
+    means, halves = (
+        np.array(values)
+        for values in zip(
+            *(mean_ci(table.loc[N][T].dropna().to_numpy(), INTERVAL_LEVEL) for N, T in cells), strict=True
+        )
+    )
+    theirs = np.array(
+        [paper_diff.loc[(dataset, N), T] if dataset in paper_diff.index else np.nan for N, T in cells]
+    )
+    limits = panel_limits(
+        np.append(means - halves, [pooled["ci_low"], pooled["nb_low"]]),
+        np.append(means + halves, [pooled["ci_high"], pooled["nb_high"]]),
+        np.append(theirs, pooled["paper"]),
+    )
+    ax.set_xlim(limits)
+    ax.axvspan(
+        -MARGIN_PP,
+        MARGIN_PP,
+        color="0.9",
+        zorder=0,
+        label=f"±{MARGIN_PP:g} pp",
+    )
+    ax.axvline(0, color="0.4", lw=0.8)
+    ax.errorbar(
+        means, y[1:], xerr=halves, fmt="o", color="tab:blue", ms=3.5, capsize=2, label=f"ours, {LEVEL} CI"
+    )
+    draw_paper_values(ax, theirs, y[1:], limits, 6)
+    for row, (low, high), style in (
+        (y[0], ("ci_low", "ci_high"), POOLED_FILE),
+        (y[0] - 0.35, ("nb_low", "nb_high"), POOLED_NEW_DATA),
+    ):
+        interval = [[pooled["mean"] - pooled[low]], [pooled[high] - pooled["mean"]]]
+        ax.errorbar([pooled["mean"]], [row], xerr=interval, capsize=3, **style)
+    draw_paper_values(ax, np.array([pooled["paper"]]), y[:1], limits, 8)
+    ax.set_yticks(y, ["all cells", *(f"N={N}, T={T}" for N, T in cells)], fontsize=7)
+    ax.set_ylim(-0.7, len(cells) + 0.7)
+    ax.set_title(DATASET_NAMES.get(dataset, dataset))
+    ax.set_xlabel("DisDF − gcF test accuracy (pp)")
+    ax.grid(alpha=0.3, axis="x")
+
+
 def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFrame):
     """Per dataset a panel: each cell's DisDF − gcF with its 90 % CI (ours, not adjusted for
     multiplicity) and the paper's value, the dataset's pooled effect at the top (given the file, and
@@ -322,49 +371,7 @@ def forest_figure(records: pd.DataFrame, paper: pd.DataFrame, effects: pd.DataFr
         layout="constrained",
     )
     for ax, dataset in zip(axes[0], datasets, strict=True):
-        table = differences.loc[dataset]
-        cells = cells_of(table, None, None)
-        y = np.arange(len(cells) + 1)[::-1]
-        means, halves = (
-            np.array(values)
-            for values in zip(
-                *(mean_ci(table.loc[N][T].dropna().to_numpy(), INTERVAL_LEVEL) for N, T in cells), strict=True
-            )
-        )
-        theirs = np.array(
-            [paper_diff.loc[(dataset, N), T] if dataset in paper_diff.index else np.nan for N, T in cells]
-        )
-        pooled = effects[effects["dataset"] == dataset].iloc[0]
-        limits = panel_limits(
-            np.append(means - halves, [pooled["ci_low"], pooled["nb_low"]]),
-            np.append(means + halves, [pooled["ci_high"], pooled["nb_high"]]),
-            np.append(theirs, pooled["paper"]),
-        )
-        ax.set_xlim(limits)
-        ax.axvspan(
-            -MARGIN_PP,
-            MARGIN_PP,
-            color="0.9",
-            zorder=0,
-            label=f"±{MARGIN_PP:g} pp",
-        )
-        ax.axvline(0, color="0.4", lw=0.8)
-        ax.errorbar(
-            means, y[1:], xerr=halves, fmt="o", color="tab:blue", ms=3.5, capsize=2, label=f"ours, {LEVEL} CI"
-        )
-        draw_paper_values(ax, theirs, y[1:], limits, 6)
-        for row, (low, high), style in (
-            (y[0], ("ci_low", "ci_high"), POOLED_FILE),
-            (y[0] - 0.35, ("nb_low", "nb_high"), POOLED_NEW_DATA),
-        ):
-            interval = [[pooled["mean"] - pooled[low]], [pooled[high] - pooled["mean"]]]
-            ax.errorbar([pooled["mean"]], [row], xerr=interval, capsize=3, **style)
-        draw_paper_values(ax, np.array([pooled["paper"]]), y[:1], limits, 8)
-        ax.set_yticks(y, ["all cells", *(f"N={N}, T={T}" for N, T in cells)], fontsize=7)
-        ax.set_ylim(-0.7, len(cells) + 0.7)
-        ax.set_title(DATASET_NAMES.get(dataset, dataset))
-        ax.set_xlabel("DisDF − gcF test accuracy (pp)")
-        ax.grid(alpha=0.3, axis="x")
+        _forest_panel(ax, dataset, differences, paper_diff, effects[effects["dataset"] == dataset].iloc[0])
     entries = {
         label: handle for ax in axes[0] for handle, label in zip(*ax.get_legend_handles_labels(), strict=True)
     }
