@@ -2,7 +2,7 @@
 
 For each confirmed sentence claiming DisDF higher than gcF (:mod:`experiments.analysis.paper_claims`):
 
-- ``mechanism_changes``: DisDF − gcF at T = 100 under each audit mechanism (the paper's base code's
+- ``mechanism_effects``: DisDF − gcF at T = 100 under each audit mechanism (the paper's base code's
   refit test vectors, ``min_samples_split = 11``, stratified or subject-disjoint splits), and its change
   against ours, paired by split, with a 95 % CI and a Wilcoxon p; a mechanism that makes the
   effect vanish or shrink is a condition the claim holds under only;
@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.analysis.cells import DATASET_NAMES
 from experiments.analysis.claim_rules import GREATER
-from experiments.analysis.paper_claims import Decision, effect_text
+from experiments.analysis.paper_claims import Decision
 from experiments.analysis.paper_sentences import is_method_sentence
 from experiments.analysis.plan import ALPHA, CONFIRMED, NOT_DECIDED
 from experiments.analysis.statistics import (
@@ -48,10 +47,12 @@ def difference_at_audit_t(records: pd.DataFrame) -> pd.Series:
     return 100 * (wide["disdf"] - wide["gcforest"])
 
 
-def mechanism_changes(headline: pd.DataFrame, runs: dict[str, pd.DataFrame], dataset: str) -> pd.DataFrame:
-    """Per mechanism run on ``dataset``: DisDF − gcF under it and its change against ours at T = 100."""
+def mechanism_effects(headline: pd.DataFrame, runs: dict[str, pd.DataFrame], dataset: str) -> list[dict]:
+    """Per mechanism run on ``dataset`` (first: none, ours): DisDF − gcF under it (``level``, a
+    :func:`~experiments.analysis.statistics.one_sample_t` result) and, for a mechanism, its ``change``
+    against ours at T = 100 paired by split, the Wilcoxon ``p`` and the ``reading``."""
     ours = difference_at_audit_t(headline[headline["dataset"] == dataset])
-    rows = [{"mechanism": "none (ours)", "DisDF − gcF (pp)": effect_text(one_sample_t(ours.to_numpy()), 2)}]
+    rows: list[dict] = [{"mechanism": "none (ours)", "level": one_sample_t(ours.to_numpy())}]
     for name in QUALIFYING:
         records = runs.get(name)
         if records is None or dataset not in set(records["dataset"]):
@@ -64,13 +65,13 @@ def mechanism_changes(headline: pd.DataFrame, runs: dict[str, pd.DataFrame], dat
         rows.append(
             {
                 "mechanism": name,
-                "DisDF − gcF (pp)": effect_text(level, 2),
-                "change (pp)": effect_text(change, 2),
-                "Wilcoxon p": f"{p:.2g}",
+                "level": level,
+                "change": change,
+                "p": p,
                 "reading": _reading(level, change, p),
             }
         )
-    return pd.DataFrame(rows).fillna("")
+    return rows
 
 
 def _reading(level: dict, change: dict, p: float) -> str:
@@ -112,12 +113,10 @@ def tie_shares(records: pd.DataFrame, dataset: str) -> tuple[float, float]:
     return float(shares.min()), float(shares.max())
 
 
-def qualifiers_section(
-    headline: pd.DataFrame, runs: dict[str, pd.DataFrame], decisions: list[Decision]
-) -> list[str]:
-    """Markdown lines: for each sentence that DisDF beats gcF, confirmed or not decided with DisDF ahead
-    in every row (one per dataset), its mechanisms and, descriptively, its cell counts by test."""
-    lines, seen = [], set()
+def qualifying_decisions(decisions: list[Decision]) -> list[Decision]:
+    """The sentences whose qualifiers are shown: each that DisDF beats gcF, confirmed or not decided
+    with DisDF ahead in every row, one per dataset (the first)."""
+    chosen, seen = [], set()
     for decision in decisions:
         sentence = decision.sentence
         ahead = all(r.result["mean"] > 0 for r in decision.rows)
@@ -128,27 +127,6 @@ def qualifiers_section(
             or decision.rows[0].row.dataset in seen
         ):
             continue
-        dataset = decision.rows[0].row.dataset
-        seen.add(dataset)
-        heading = (
-            "holds only with qualifiers"
-            if decision.verdict == CONFIRMED
-            else "is not decided; what DisDF's lead depends on"
-        )
-        name = DATASET_NAMES.get(dataset, dataset)
-        concerned = {cell for r in decision.rows for cell, weight in r.row.weights.items() if weight}
-        counts = counts_by_test(headline, dataset, concerned)
-        low, high = tie_shares(headline, dataset)
-        by_test = ", ".join(f"{r.test} {r.better}/{r.cells} (worse {r.worse})" for r in counts.itertuples())
-        lines += [
-            f"**Sentence {sentence.number} ({name}) {heading}.** Under the "
-            f"audit's mechanisms at T = {AUDIT_T} (change: mechanism − ours, paired by split):",
-            "",
-            mechanism_changes(headline, runs, dataset).to_markdown(index=False),
-            "",
-            f"Its cells, described (the sentence is decided at the split): DisDF significantly better "
-            f"(Holm within the dataset) by {by_test}; in each cell {low:.0%}–{high:.0%} of the splits give "
-            "both methods exactly the same accuracy, so a cell count depends on how a test treats ties.",
-            "",
-        ]
-    return lines
+        seen.add(decision.rows[0].row.dataset)
+        chosen.append(decision)
+    return chosen

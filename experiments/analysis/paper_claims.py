@@ -19,7 +19,7 @@ Holm-corrected across the rows of its sentence; the finding decides the row by w
 the rows decide the sentence by its quantifier (the rule set: :mod:`experiments.analysis.claim_rules`;
 the sentences: :mod:`experiments.analysis.paper_sentences`). Rows we add (not named by the paper) are
 decided alike, shown marked and never counted. ``experiments.reporting.claims_text`` prints them;
-:data:`experiments.analysis.claim_history.TIMELINE` dates the rules. These rules were written on
+:data:`experiments.reporting.claims_text.TIMELINE` dates the rules. These rules were written on
 2026-11-27, after every record existed.
 """
 
@@ -151,11 +151,6 @@ def at_splits(result: dict, splits: int) -> dict:
 def paper_contrast(table: pd.DataFrame, weights: Weights) -> float:
     """The same weighted sum of the paper's values (index N, columns T)."""
     return float(sum(w * table.loc[N, T] for (N, T), w in weights.items()))
-
-
-def effect_text(result: dict, digits: int = 1) -> str:
-    """An effect and its interval in points: "+0.9 [+0.6, +1.1]"."""
-    return f"{result['mean']:+.{digits}f} [{result['ci_low']:+.{digits}f}, {result['ci_high']:+.{digits}f}]"
 
 
 # --- decisions ------------------------------------------------------------------------------------

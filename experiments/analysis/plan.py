@@ -29,7 +29,7 @@ POINTS = 100.0
 #: claims, the scanning claim, the tuned headline) and the Bayesian benchmark's region of practical
 #: equivalence: the smallest difference the report counts. First set on 2026-11-22 at 03:01 UTC (commit
 #: 68e2c32), after the first 100-repetition headline had been committed and read
-#: (:data:`experiments.analysis.claim_history.TIMELINE`).
+#: (:data:`experiments.reporting.claims_text.TIMELINE`).
 MARGIN_PP = 1.0
 #: The regression benchmark's region of practical equivalence, in R² (one point of R², as the
 #: classification benchmark's one point of accuracy), declared with its plan before any record.

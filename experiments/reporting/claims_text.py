@@ -10,11 +10,35 @@ import numpy as np
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, LABELS
-from experiments.analysis.claim_history import HISTORY_CSV, TIMELINE, earlier_columns
+from experiments.analysis.claim_history import HISTORY_CSV, earlier_columns
 from experiments.analysis.claim_rules import RULES, RULES_BRIEF, SYMBOLS, VERDICTS
-from experiments.analysis.paper_claims import Decision, RowResult, effect_text, verdict_counts
+from experiments.analysis.paper_claims import Decision, RowResult, verdict_counts
 from experiments.analysis.paper_sentences import is_method_sentence
 from experiments.analysis.plan import ALPHA, CONFIRMED, INTERVAL_LEVEL, MARGIN_PP, NOT_DECIDED, REFUTED
+
+#: When the records and the rules were committed (UTC, `git log`), in the order it happened.
+TIMELINE = (
+    "**When the rules were fixed** (`git log`, UTC): the first 100-repetition headline on 2026-11-22 at "
+    "00:41 (67f9718; recomputed identically at 01:19, 4b3da83); the first claim rules and the ±1-point "
+    "margin (then for the claims about T only) at 03:01 (68e2c32), beside an audit report reading those "
+    "records; today's records (DisDF cross-fitted) at 03:37 (8f9dfd2); the rules rewritten on 2026-11-25 "
+    "at 15:00 (a5b09ee: “outperforms” no longer refuted by non-significance, “largest” a fixed contrast "
+    "instead of our argmax), on 2026-11-27 at 07:28 (a294539: decided at the split, counted as sentences, "
+    "equivalence within ±1 checked before a one-sided test against 0) and on 2026-11-28 (these: one "
+    "threshold, the margin, for confirming and refuting; sentences 3 and 12 coded as the paper's own "
+    "tables read them; a sentence the paper's own table does not satisfy not counted), after an "
+    "independent review showed that the 11-27 rule turned a fixed gain from confirmed to refuted as "
+    "splits were added. No rule or margin preceded the records, and each rewrite was made after they "
+    "had been read. Columns {columns}: those rules' own code from git on today's records (✔ confirmed, "
+    "✘ refuted, ? not decided, per table row or sentence they counted; 68e2c32's 20 rows include a claim "
+    "it ascribed to the conclusion, which does not make it: ✘; `scripts/tools/claim_rule_history.py` → "
+    f"`{HISTORY_CSV}`)."
+)
+
+
+def effect_text(result: dict, digits: int = 1) -> str:
+    """An effect and its interval in points: "+0.9 [+0.6, +1.1]"."""
+    return f"{result['mean']:+.{digits}f} [{result['ci_low']:+.{digits}f}, {result['ci_high']:+.{digits}f}]"
 
 
 def counts_text(counts: dict[str, int]) -> str:

@@ -14,7 +14,6 @@ from experiments.analysis.claim_history import (
     COLUMNS,
     HISTORY_CSV,
     RULE_SETS,
-    TIMELINE,
     earlier_columns,
     normalise,
     read_history,
@@ -24,7 +23,7 @@ from experiments.analysis.claim_history import (
 from experiments.analysis.paper_claims import sentence_decisions
 from experiments.analysis.plan import CONFIRMED, NOT_DECIDED, REFUTED
 from experiments.paths import ROOT
-from experiments.reporting.claims_text import claims_table_lines
+from experiments.reporting.claims_text import TIMELINE, claims_table_lines
 from tests.experiments.test_paper_claims import PAPER, make_records
 
 RESULTS = ROOT / "results"

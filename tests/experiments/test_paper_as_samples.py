@@ -8,7 +8,6 @@ import pytest
 
 from experiments.analysis.paper_as_samples import (
     GRID_HONEST,
-    paper_as_samples_section,
     predictive_check,
     repetitions_by_dataset,
     scope_intervals,
@@ -16,6 +15,7 @@ from experiments.analysis.paper_as_samples import (
     table_sampler,
 )
 from experiments.analysis.paper_claims import split_differences
+from experiments.reporting.paper_samples_text import paper_as_samples_section
 
 NS = (50, 80, 100, 120)
 TS = (100, 400, 700, 1000)

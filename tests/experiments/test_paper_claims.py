@@ -14,7 +14,6 @@ import pytest
 from scipy import stats
 
 from experiments.analysis.cells import paired_tests
-from experiments.analysis.claim_qualifiers import qualifiers_section
 from experiments.analysis.claim_rules import (
     ABOVE,
     BELOW,
@@ -45,6 +44,7 @@ from experiments.analysis.paper_claims import (
 from experiments.analysis.paper_sentences import SENTENCES, is_method_sentence
 from experiments.analysis.plan import CONFIRMED, NOT_DECIDED, REFUTED
 from experiments.reporting.claims_text import counts_lines, rows_table, sentence_table
+from experiments.reporting.qualifiers_text import qualifiers_section
 
 PAPER = Path(__file__).resolve().parents[2] / "results" / "paper" / "paper_tables.csv"
 DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")

@@ -9,11 +9,11 @@ import pytest
 from experiments.analysis.cells import DATASET_NAMES
 from experiments.analysis.paper_statistics import (
     paired_t_power,
-    paper_statistics_section,
     power_of_our_tests,
     repetitions_consistent,
     spread_across_T,
 )
+from experiments.reporting.paper_statistics_text import paper_statistics_section
 
 DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")
 NS = (50, 80, 100, 120)

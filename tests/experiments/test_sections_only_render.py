@@ -31,3 +31,26 @@ def test_no_section_imports_a_statistics_package_or_a_test():
             elif module == "experiments.analysis.statistics" and name not in INTERVALS:
                 offenders.append(f"{path.relative_to(ROOT)}: {module}.{name}")
     assert offenders == []
+
+
+def markdown_written(path: Path) -> list[str]:
+    """Where a module writes Markdown: a ``to_markdown`` call, or a text with a table row, a heading
+    or bold type."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "to_markdown":
+            found.append(f"{node.lineno}: to_markdown")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.lstrip()
+            if text.startswith(("| ", "## ", "### ")) or "**" in text:
+                found.append(f"{node.lineno}: {node.value[:40]!r}")
+    return found
+
+
+def test_no_analysis_module_writes_markdown():
+    """experiments/analysis/ returns numbers, verdicts and frames of them; the reporting writes the text."""
+    offenders = {}
+    for path in sorted((ROOT / "experiments" / "analysis").rglob("*.py")):
+        if found := markdown_written(path):
+            offenders[path.relative_to(ROOT).as_posix()] = found
+    assert offenders == {}

@@ -13,10 +13,10 @@ import pandas as pd
 
 from experiments.analysis.cells import PAPER_TABLES
 from experiments.analysis.claim_history import read_history, records_digest
-from experiments.analysis.claim_qualifiers import qualifiers_section
 from experiments.analysis.paper_claims import Decision
-from experiments.analysis.paper_statistics import paper_statistics_section
 from experiments.reporting.claims_text import claims_table_lines, rows_table, rules_text
+from experiments.reporting.paper_statistics_text import paper_statistics_section
+from experiments.reporting.qualifiers_text import qualifiers_section
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import MECHANISMS, mechanism_records
 from experiments.reporting.sections.claims import APPENDIX_TITLE, decisions_of

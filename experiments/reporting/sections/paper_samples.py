@@ -11,20 +11,14 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments.analysis.cells import DATASET_NAMES, PAPER_TABLES
-from experiments.analysis.paper_as_samples import (
-    PaperSampleCheck,
-    paper_as_samples_section,
-    paper_sample_check,
-)
+from experiments.analysis.paper_as_samples import PaperSampleCheck, paper_sample_check
+from experiments.reporting.formatting import probability
+from experiments.reporting.paper_samples_text import paper_as_samples_section
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import GRID, mechanism_records
 
 DETAIL_TITLE = "The paper's values as samples of ours"
 FIXED, CHOSEN = "λ = τ = 1", "λ best per split"
-
-
-def _p(value: float) -> str:
-    return "–" if pd.isna(value) else f"{value:.2f}" if value >= 0.01 else f"{value:.0e}"
 
 
 def compact_lines(shared: PaperSampleCheck) -> list[str]:
@@ -37,7 +31,7 @@ def compact_lines(shared: PaperSampleCheck) -> list[str]:
 
         def joint(selection: str, mine: pd.DataFrame = mine) -> str:
             found = mine[mine["selection"] == selection].sort_values("n")
-            return " / ".join(_p(p) for p in found["p_joint"])
+            return " / ".join(probability(p) for p in found["p_joint"])
 
         rows.append(
             {

@@ -31,6 +31,7 @@ from experiments.analysis.paper_sentences import is_method_sentence
 from experiments.analysis.plan import ALPHA, CONFIRMED, INTERVAL_LEVEL, MARGIN_PP
 from experiments.analysis.statistics import mean_ci
 from experiments.reporting.claims_text import counts_text
+from experiments.reporting.formatting import probability
 from experiments.reporting.section import Rendered, ReportContext, Section
 from experiments.reporting.sections.audit import mechanism_records
 from experiments.reporting.sections.baselines import against_baseline
@@ -72,7 +73,7 @@ def effect_table(rows: pd.DataFrame) -> str:
             "paper": [f"{p:+.2f}" for p in rows["paper"]],
             f"verdict at ±{MARGIN_PP:g}": [_reading(r) for r in rows.itertuples()],
             "P(paper's table): λ = 1 / λ on test": [
-                f"{_p(r.p_fixed)} / {_p(r.p_chosen)}" for r in rows.itertuples()
+                f"{probability(r.p_fixed)} / {probability(r.p_chosen)}" for r in rows.itertuples()
             ],
         }
     )
@@ -81,10 +82,6 @@ def effect_table(rows: pd.DataFrame) -> str:
 
 def _possessive(name: str) -> str:
     return f"{name}'" if name.endswith("s") else f"{name}'s"
-
-
-def _p(value: float) -> str:
-    return f"{value:.2f}" if value >= 0.01 else f"{value:.0e}"
 
 
 def _names(datasets) -> str:
@@ -142,10 +139,11 @@ def conclusion(facts: dict) -> str:
     parts.append(
         " The paper's differences are not reproduced: tables of a few of our splits per cell reach its mean "
         "and sign pattern with P ≤ "
-        f"{_p(rows['p_fixed'].max())} at λ = τ = 1"
+        f"{probability(rows['p_fixed'].max())} at λ = τ = 1"
         + (
             f"; choosing λ on the test data, as the paper did (on MNIST: assumed), raises that to "
-            f"{_p(chosen['p_chosen'].min())}–{_p(chosen['p_chosen'].max())} on {_names(chosen['dataset'])}."
+            f"{probability(chosen['p_chosen'].min())}–{probability(chosen['p_chosen'].max())} "
+            f"on {_names(chosen['dataset'])}."
             if len(chosen)
             else f", and choosing λ on the test data, as the paper did, keeps it below {ALPHA:g}."
         )
