@@ -265,6 +265,26 @@ def check_parameters(owner: str, table: Mapping[str, Constraint], values: Mappin
             constraint.check_in(owner, name, values)
 
 
+def validate_estimator(estimator: Any) -> bool:
+    """Check a disdf estimator's parameters as its ``fit`` would, before any work.
+
+    Raises :class:`InvalidParameterError` (or ``TypeError``) naming the first wrong parameter. An
+    estimator that is not disdf's is left to its own checks at fit: False is returned.
+
+    Examples
+    --------
+    >>> from disdf import DisDFClassifier
+    >>> from disdf.utils import validate_estimator
+    >>> validate_estimator(DisDFClassifier(n_trees=10))
+    True
+    """
+    validate = getattr(estimator, "_validate_hyperparameters", None)
+    if validate is None:
+        return False
+    validate()
+    return True
+
+
 def check_estimator_parameters(estimator: Any) -> None:
     """Check an estimator's parameters against its ``_parameter_table``, naming the estimator's class."""
     check_parameters(type(estimator).__name__, estimator._parameter_table, estimator.get_params(deep=False))

@@ -36,6 +36,7 @@ from disdf._utils.sample_weights import check_fold_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._df21_names import refuse_df21_names
+from disdf.cascade._fit_inputs import FitInputs
 from disdf.cascade._fit_memory import _FitMemoryCheck
 from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
 from disdf.cascade._forest_fit import CascadeLevel, LevelFit
@@ -168,7 +169,7 @@ class _CascadeBase(
         as many trees. Its first ``n_trees`` trees are used instead of growing level 1 again; the
         result is exactly that of ``fit(X, y)``
         (:func:`~disdf.cascade._shared_first_level.fit_sharing_first_level`)."""
-        self._fit(*self._prepare_fit(X, y, sample_weight), first_level=first_level)
+        self._fit(self._prepare_fit(X, y, sample_weight), first_level=first_level)
         del self._training_vectors  # only fit_transform returns them: a fitted model stays small
         return self
 
@@ -178,14 +179,13 @@ class _CascadeBase(
         Several estimators that differ only in ``n_trees``, the method or what decides later
         levels grow the same level 1 from the same seeds; it is grown once at the largest
         ``n_trees`` and passed to each one's :meth:`_fit_with_first_level`."""
-        X, y_code, specs, rng, tree_params, sample_weight = self._prepare_fit(X, y)
-        return self._fit_level_trees(X, y_code, specs, rng, tree_params, sample_weight, self._copies_of(X))
+        f = self._prepare_fit(X, y)
+        return self._fit_level_trees(
+            f.X, f.y_code, f.specs, f.rng, f.tree_params, f.sample_weight, self._copies_of(f.X)
+        )
 
-    def _prepare_fit(
-        self, X, y, sample_weight=None
-    ) -> tuple[np.ndarray, np.ndarray, list, np.random.RandomState, dict[str, Any], np.ndarray | None]:
-        """Validate; return (X, y_code, specs, rng, tree_params, example weights or None) for the levels
-        (y_code: the target as the forests grow on it, ``_encode_target``'s)."""
+    def _prepare_fit(self, X, y, sample_weight=None) -> FitInputs:
+        """Validate; return the level loop's inputs (:class:`~disdf.cascade._fit_inputs.FitInputs`)."""
         specs = self._validate_hyperparameters()
         X, y = validate_data(self, X, y, dtype=INPUT_DTYPES, **self._target_checks)
         check_float32_range(X)
@@ -210,13 +210,15 @@ class _CascadeBase(
             "min_samples_leaf": self.min_samples_leaf,
             **{name: getattr(self, name) for name in ENGINE_TREE_PARAMS},  # the compiled engines'
         }
-        return X, y_code, specs, check_random_state(self.random_state), tree_params, weights
+        return FitInputs(X, y_code, specs, check_random_state(self.random_state), tree_params, weights)
 
     def _check_weight_scale(self, weights: np.ndarray | None) -> None:
         """The trees and the level score read only the weights' ratios: any finite scale fits."""
 
-    def _fit(self, X, y_code, specs, rng, tree_params, sample_weight, first_level: LevelFit | None = None):
+    def _fit(self, inputs: FitInputs, first_level: LevelFit | None = None):
         """The level loop; ``first_level`` (grown with this estimator's seeds) replaces growing level 1."""
+        X, y_code, specs, rng = inputs.X, inputs.y_code, inputs.specs, inputs.rng
+        tree_params, sample_weight = inputs.tree_params, inputs.sample_weight
         n_samples = X.shape[0]
         folder = None
         if self.keep_fitted_levels == "disk":  # this fit's own folder, made before any tree grows
@@ -391,7 +393,7 @@ class _CascadeBase(
         -------
         ndarray of shape (n_samples, M * n_classes), or (n_samples, M * n_outputs) for the regressor
         """
-        self._fit(*self._prepare_fit(X, y, sample_weight))
+        self._fit(self._prepare_fit(X, y, sample_weight))
         vectors = self._training_vectors
         del self._training_vectors
         return vectors

@@ -320,11 +320,11 @@ class DisDFClassifier(CascadeForestClassifier):
         """The cascade's checks, then cross-fitting's: each fold model's held-out set is cut into
         parts, so it needs two examples at least (before any tree grows)."""
         prepared = super()._prepare_fit(X, y, sample_weight)
-        smallest = len(prepared[1]) // self.n_folds  # stratified folds hold at least this many
+        smallest = len(prepared.y_code) // self.n_folds  # stratified folds hold at least this many
         if self.weight_fitting == "cross_fit" and smallest < 2:
             raise ValueError(
                 f"{type(self).__name__}: weight_fitting='cross_fit' needs at least 2 held-out examples per "
-                f"fold; n_samples={len(prepared[1])} with n_folds={self.n_folds} leaves {smallest}. Give "
+                f"fold; n_samples={len(prepared.y_code)} with n_folds={self.n_folds} leaves {smallest}. Give "
                 f"at least {2 * self.n_folds} examples, fewer folds, or weight_fitting='same_examples'"
             )
         return prepared

@@ -324,8 +324,37 @@ def estimator_fit_memory(
 def check_estimator_memory(
     estimator: Any, class_counts: np.ndarray, n_features: int, available: int | None = None
 ) -> None:
-    """:func:`check_fit_memory` of a cascade estimator's fit on data of these class counts and features
-    (:meth:`_FitMemoryCheck._check_fit_memory`), with the settings that would fit."""
+    """Refuse, before any tree grows, a cascade's fit whose estimated peak exceeds the available memory.
+
+    The check every cascade's ``fit`` makes first, for data of these class counts and features; the
+    error names the estimate by part and settings that would fit.
+
+    Parameters
+    ----------
+    estimator : CascadeForestClassifier, DisDFClassifier or CascadeForestRegressor
+        The unfitted estimator, with the settings the fit would use.
+    class_counts : array-like of int
+        Training examples per class (a regressor: one entry whose value is the number of examples).
+    n_features : int
+        Features of the training data.
+    available : int, default=None
+        Bytes available; None: the environment variable ``DISDF_MEMORY_LIMIT``, else the system's.
+
+    Raises
+    ------
+    disdf.InsufficientMemoryError
+
+    Examples
+    --------
+    >>> from disdf import CascadeForestClassifier, InsufficientMemoryError
+    >>> from disdf.cascade import check_estimator_memory
+    >>> check_estimator_memory(CascadeForestClassifier(), [500, 500], n_features=20)
+    >>> try:
+    ...     check_estimator_memory(CascadeForestClassifier(), [500, 500], n_features=20, available=10**6)
+    ... except InsufficientMemoryError:
+    ...     print("refused")
+    refused
+    """
     e = estimator
     counts = np.asarray(class_counts)
     shape = estimator_fit_shape(e, counts, n_features)

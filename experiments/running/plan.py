@@ -22,6 +22,7 @@ from typing import Any
 from hydra.errors import InstantiationException
 from omegaconf import DictConfig
 
+from disdf.utils import validate_estimator
 from experiments.paths import ROOT
 from experiments.running.composition import (
     compose_config,
@@ -182,9 +183,7 @@ def check_estimators(plan: RunPlan) -> None:
             estimator = make_estimator(Unit("check", 1, min(plan.protocol.Ts), method, 0), plan.specs, 0)
         except InstantiationException as error:
             raise ValueError(f"methods.{method} does not build an estimator: {error}") from error
-        if not hasattr(estimator, "_validate_hyperparameters"):
-            continue  # e.g. a scikit-learn pipeline: its own checks run at fit
         try:
-            estimator._validate_hyperparameters()
+            validate_estimator(estimator)  # not disdf's (a scikit-learn pipeline): its own checks run at fit
         except (ValueError, TypeError) as error:
             raise type(error)(f"Invalid model/solver config for {method}: {error}") from error

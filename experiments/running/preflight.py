@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from disdf import CascadeForestClassifier, InsufficientMemoryError
+from disdf.cascade import check_estimator_memory
+from disdf.utils import validate_estimator
 from experiments.running.plan import RunPlan, RuntimePlan
 from experiments.running.protocol import Pool, Unit
 from experiments.running.records import RecordStore
@@ -61,8 +63,8 @@ def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
             if not isinstance(estimator, CascadeForestClassifier):
                 continue
             try:
-                estimator._validate_hyperparameters()
-                estimator._check_fit_memory(counts, pool.X_train.shape[1])
+                validate_estimator(estimator)
+                check_estimator_memory(estimator, counts, pool.X_train.shape[1])
             except InsufficientMemoryError as error:
                 raise InsufficientMemoryError(
                     f"protocol.Ts={list(Ts)}, protocol.Ns={list(Ns)}, {name}, method {method}: {error}"

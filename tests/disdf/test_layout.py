@@ -418,3 +418,27 @@ def test_outside_the_library_only_public_names_are_imported():
                 offenders[relative] = found
     assert offenders == {}
     assert all((ROOT / path).is_file() for path in INTERNAL_BENCHMARKS)
+
+
+def private_attributes_read(path: Path) -> list[str]:
+    """Each ``obj._name`` of ``path`` whose object is not ``self`` or ``cls`` (``os._exit`` aside)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = ast.unparse(node.value)
+            if owner not in ("self", "cls", "os"):
+                found.append(f"{node.lineno}: {owner}.{node.attr}")
+    return found
+
+
+def test_outside_the_library_no_private_attribute_is_read():
+    """The reproduction and the scripts call an estimator's public methods and the library's public
+    functions (``disdf.utils.validate_estimator``, ``disdf.cascade.check_estimator_memory``), never a
+    private method or attribute, bar the internal benchmarks."""
+    offenders = {}
+    for folder in ("experiments", "scripts"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            if relative not in INTERNAL_BENCHMARKS and (found := private_attributes_read(path)):
+                offenders[relative] = found
+    assert offenders == {}

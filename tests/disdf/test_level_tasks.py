@@ -37,7 +37,7 @@ def test_fold_major_tasks_give_each_fold_model_grown_alone(data, engine, n_jobs)
     model = CascadeForestClassifier(n_trees=6, max_levels=1, random_state=3, engine=engine, n_jobs=n_jobs)
     fit = model._grow_first_level(X, y)
     specs = model._validate_hyperparameters()
-    options = {"n_classes": 3, "n_trees": 6, "tree_params": model._prepare_fit(X, y)[4]}
+    options = {"n_classes": 3, "n_trees": 6, "tree_params": model._prepare_fit(X, y).tree_params}
     for (kind, params), forest in zip(specs, fit.forests, strict=True):
         for k, (train, test) in enumerate(fit.folds):
             seed = forest.seeds[k]
