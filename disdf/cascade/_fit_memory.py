@@ -20,7 +20,7 @@ M forests of T trees and K folds:
   all held while the level's weights are solved (until 2026-11-28 the estimate counted one fold
   model's, 1/12 of the peak with the default 4 forests and 3 folds);
 * the trees: :data:`NODE_BYTES` per node, a fully grown tree on m training examples (at most
-  ``max_tree_samples``) taking :data:`NODES_PER_EXAMPLE` m nodes (measured on MNIST, 40,000 images:
+  ``max_tree_samples``) taking :func:`nodes_per_example` m nodes (measured on MNIST, 40,000 images:
   completely-random trees 0.55 m, random forests on bootstraps 0.09 m) in the first level and
   :data:`LATER_LEVEL_NODES` of that in each later one, for every level the cascade may keep
   (``max_levels``), or one with ``keep_fitted_levels="disk"``.
@@ -46,19 +46,13 @@ import numpy as np
 from joblib import effective_n_jobs
 
 from disdf.forests._compiled.forest import FLOAT32_GROWTH_VALUES
-from disdf.forests._specs import parse_forest_specs
+from disdf.forests._specs import FOREST_KINDS, parse_forest_specs
 
 #: The process before any data (measured: 0.3 GiB on Linux, Python 3.11).
 PROCESS_BYTES = int(0.3 * 2**30)
 #: Bytes of a fitted node: feature (int16), threshold (float32), two child codes relative to the tree's
 #: root (int16 while a tree has at most 32,768 nodes, as on all of MNIST; else int32, 14 bytes).
 NODE_BYTES = 10
-#: Nodes of a fully grown tree per training example of its fold model, by forest kind (MNIST).
-NODES_PER_EXAMPLE = {"completely_random": 0.55, "random_forest": 0.09, "extra_trees": 0.55}
-#: Internal nodes of a fully grown *regression* tree per training example of its fold model: about one
-#: leaf per distinct example (a node splits until its targets are equal), so the examples the tree
-#: holds: all of them, or a bootstrap's 63 %.
-REGRESSION_NODES_PER_EXAMPLE = {"completely_random": 1.0, "random_forest": 0.632, "extra_trees": 1.0}
 #: A level after the first holds this share of the first level's nodes: its input carries the class
 #: vectors, so its trees separate the classes sooner (measured on the memory grid's data at 20,000
 #: rows: 0.36-0.45 for completely-random trees, 0.43-0.50 for random forests; 0.5 rounds up).
@@ -137,12 +131,21 @@ def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> in
     return int((total**2 - np.sum(per_fold**2)) / 2)
 
 
+def nodes_per_example(kind: str, regression: bool = False) -> float:
+    """Internal nodes of a fully grown tree of ``kind`` per training example of its fold model (the
+    kind's entry, :class:`~disdf.forests._specs.ForestKind`); 1 for a level member that is no forest."""
+    forest_kind = FOREST_KINDS.get(kind)
+    if forest_kind is None:
+        return 1.0
+    return forest_kind.regression_nodes_per_example if regression else forest_kind.nodes_per_example
+
+
 def nodes_per_tree(kind: str, n_train: int, max_depth: int | None, regression: bool = False) -> float:
     """Estimated nodes of one tree of the kind on n_train examples (fewer than n_train in any tree); none
     for a level member."""
     if kind == MEMBER_KIND:
         return 0.0
-    nodes = (REGRESSION_NODES_PER_EXAMPLE if regression else NODES_PER_EXAMPLE).get(kind, 1.0) * n_train
+    nodes = nodes_per_example(kind, regression) * n_train
     return max(1.0, nodes if max_depth is None else min(nodes, 2.0**max_depth - 1))
 
 

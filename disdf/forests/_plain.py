@@ -154,7 +154,7 @@ class PlainForestClassifier(VersionedPickle, ClassifierMixin, BaseEstimator):
         check_float32_range(X)
         weights = example_weights(type(self).__name__, y, sample_weight, self.class_weight)
         self.classes_, y_code = encode_labels(type(self).__name__, y)
-        defaults = FOREST_KINDS[self.kind][1]
+        defaults = FOREST_KINDS[self.kind].params
         self.forest_ = fit_fold_model(
             self.kind,
             {**defaults, "max_features": self.max_features},

@@ -45,28 +45,41 @@ from disdf.forests._compiled import FastForest, FastForestParams
 from disdf.forests._compiled.regression_forest import FastRegressionForest
 from disdf.forests._tree_leaves import SklearnFoldModel, SklearnRegressionFoldModel
 
-FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
-    "completely_random": (ExtraTreesClassifier, {"max_features": 1}),
-    "random_forest": (RandomForestClassifier, {"max_features": "sqrt"}),
+
+@dataclass(frozen=True)
+class ForestKind:
+    """One kind of forest a cascade level may hold, and everything disdf reads of it.
+
+    ``classifier`` and ``regressor`` are scikit-learn's forests for ``engine="sklearn"`` (the cascade
+    regressor's: the same candidate features, squared-error splits); ``params`` what the kind sets
+    beyond their defaults; ``bootstrap`` and ``random_splits`` (a random threshold per candidate
+    feature, ExtraTrees' splitter) the scikit-learn behaviour the compiled engines reproduce;
+    ``nodes_per_example`` the memory model's internal nodes of a fully grown tree per training example
+    of its fold model (measured on MNIST), ``regression_nodes_per_example`` a regression tree's (about a
+    leaf per distinct example: all of them, or a bootstrap's 63 %)."""
+
+    classifier: type
+    regressor: type
+    params: dict[str, Any]
+    bootstrap: bool
+    random_splits: bool
+    nodes_per_example: float
+    regression_nodes_per_example: float
+
+
+#: Every forest kind, by name: a new kind is one entry here.
+FOREST_KINDS: dict[str, ForestKind] = {
+    "completely_random": ForestKind(
+        ExtraTreesClassifier, ExtraTreesRegressor, {"max_features": 1}, False, True, 0.55, 1.0
+    ),
+    "random_forest": ForestKind(
+        RandomForestClassifier, RandomForestRegressor, {"max_features": "sqrt"}, True, False, 0.09, 0.632
+    ),
     # Extremely randomised trees as scikit-learn's default: a random threshold on each of sqrt(d)
     # candidate features (completely-random trees are the same with one candidate).
-    "extra_trees": (ExtraTreesClassifier, {"max_features": "sqrt"}),
-}
-#: The same kinds for the cascade regressor: scikit-learn's regressors, the same candidate features
-#: (DF21's regressor draws sqrt(d) too), squared-error splits.
-REGRESSION_FOREST_KINDS: dict[str, tuple[type, dict[str, Any]]] = {
-    "completely_random": (ExtraTreesRegressor, {"max_features": 1}),
-    "random_forest": (RandomForestRegressor, {"max_features": "sqrt"}),
-    "extra_trees": (ExtraTreesRegressor, {"max_features": "sqrt"}),
-}
-#: The kinds that draw a random threshold per candidate feature (ExtraTreesClassifier's splitter).
-RANDOM_SPLIT_KINDS = frozenset({"completely_random", "extra_trees"})
-
-#: scikit-learn defaults of the two forests that the fast engine must reproduce.
-_SKLEARN_DEFAULTS: dict[str, dict[str, Any]] = {
-    "completely_random": {"bootstrap": False},
-    "random_forest": {"bootstrap": True},
-    "extra_trees": {"bootstrap": False},
+    "extra_trees": ForestKind(
+        ExtraTreesClassifier, ExtraTreesRegressor, {"max_features": "sqrt"}, False, True, 0.55, 1.0
+    ),
 }
 
 ENGINES = ("sklearn", "fast", "binned")
@@ -229,7 +242,8 @@ def make_forest(
 ) -> ClassifierMixin | RegressorMixin:
     """An unfitted single-threaded scikit-learn forest for one fold model (``tree_params`` without the
     compiled engines' :data:`ENGINE_TREE_PARAMS`): a classifier, or with ``regression`` a regressor."""
-    cls, defaults = (REGRESSION_FOREST_KINDS if regression else FOREST_KINDS)[kind]
+    forest_kind = FOREST_KINDS[kind]
+    cls, defaults = (forest_kind.regressor if regression else forest_kind.classifier), forest_kind.params
     _, tree_params = split_engine_params(tree_params)
     kwargs = {**defaults, **tree_params, **params}
     return cls(n_estimators=n_trees, random_state=random_state, n_jobs=1, **kwargs)
@@ -242,11 +256,12 @@ def _fast_params(
     engine: str,
     regression: bool = False,
 ) -> FastForestParams:
-    defaults = {**_SKLEARN_DEFAULTS[kind], **FOREST_KINDS[kind][1]}  # the same for the regressors
+    forest_kind = FOREST_KINDS[kind]
+    defaults = {"bootstrap": forest_kind.bootstrap, **forest_kind.params}  # the same for the regressors
     engine_params, tree_params = split_engine_params(tree_params)
     binned = COMPILED_ENGINES[engine] > 0
     return FastForestParams.from_sklearn(
-        kind in RANDOM_SPLIT_KINDS,
+        forest_kind.random_splits,
         {**defaults, **tree_params, **params},
         engine_params["n_bins"] if binned else 0,
         engine_params["bin_subsample"] if binned else None,
