@@ -344,8 +344,21 @@ class _CascadeBase(
         return forests, None
 
     # ----------------------------------------------------------------- predict
-    def _last_level_input(self, X) -> np.ndarray:
-        """The last kept level's input for new examples: x and the earlier levels' vectors, eq. (40)."""
+    def last_level_input(self, X) -> np.ndarray:
+        """The last kept level's input for new examples: x beside the earlier kept levels' class
+        vectors, as the fit gave them to that level (``augmentation``), eq. (40).
+
+        What the last level's trees read: the metric view's per-tree surrogates
+        (``pair_distance(distance="surrogate_p")``) route it through them.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_level_features), float32
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=INPUT_DTYPES)
         check_float32_range(X)
@@ -359,7 +372,7 @@ class _CascadeBase(
         """The last kept level's class vectors of new examples (and, ``with_input``, their raw
         features as the trees read them: the first columns of the level's input)."""
         check_is_fitted(self)
-        features = self._last_level_input(X)
+        features = self.last_level_input(X)
         vectors = self._level_vectors(self.levels_[-1], features)
         return (vectors, features[:, : self.n_features_in_]) if with_input else vectors
 

@@ -30,21 +30,21 @@ DISTANCE = OneOf((*PAIR_DISTANCES, *SURROGATES))
 
 class PairDistances:
     """``pair_distance``, ``pair_score`` and ``get_metric`` of a fitted cascade (a mixin of
-    :class:`~disdf.CascadeForestClassifier`, whose ``transform``, ``levels_`` and
-    ``_last_level_input`` it reads)."""
+    :class:`~disdf.CascadeForestClassifier`, whose public ``transform``, ``levels_`` and
+    ``last_level_input`` it reads)."""
 
     if TYPE_CHECKING:  # the host cascade's, for the type checker only (the mixin defines none of them)
         levels_: list[Any]  # CascadeLevel: the cascade is a floor above, not imported here
         n_features_in_: int
 
-        def _last_level_input(self, X) -> np.ndarray: ...
+        def last_level_input(self, X) -> np.ndarray: ...
 
         def transform(self, X) -> np.ndarray: ...
 
     def _surrogate_distances(self, first: np.ndarray, second: np.ndarray, squared: bool) -> np.ndarray:
         """The paper's per-tree surrogates at the last kept level, summed over its forests and averaged
         over each forest's fold models: <P_ij, w^2> of eq. (58) or <Q_ij, w> of eq. (62)."""
-        inputs = self._last_level_input(np.vstack([first, second]))
+        inputs = self.last_level_input(np.vstack([first, second]))
         level = self.levels_[-1]
         n = len(first)
         total = np.zeros(n)

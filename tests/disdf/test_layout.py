@@ -442,3 +442,32 @@ def test_outside_the_library_no_private_attribute_is_read():
             if relative not in INTERNAL_BENCHMARKS and (found := private_attributes_read(path)):
                 offenders[relative] = found
     assert offenders == {}
+
+
+def test_the_metric_room_reads_only_public_names_of_the_cascade_it_serves():
+    """disdf/metric/ sits below the cascade: of its host it reads public methods and attributes
+    (``transform``, ``levels_``, ``last_level_input``), and of itself whatever it defines."""
+    defined, read = set(), {}
+    for path in sorted((ROOT / "disdf" / "metric").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        stubs = {  # the host's names declared for the type checker: read, not defined here
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+            for inner in ast.walk(node)
+        }
+        for node in ast.walk(tree):
+            if id(node) in stubs:
+                continue
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                if isinstance(node.ctx, ast.Store):
+                    defined.add(node.attr)
+                else:
+                    read.setdefault(node.attr, f"{path.name}:{node.lineno}")
+    assert {name: where for name, where in read.items() if name not in defined} == {}

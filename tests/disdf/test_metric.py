@@ -68,7 +68,7 @@ def test_the_papers_surrogates_bound_the_distances_they_stand_for(fitted):
     q = model.pair_distance(pairs, "surrogate_q")
     p2 = model.pair_distance(pairs, "surrogate_p")
     # direct computation at the last level
-    inputs = model._last_level_input(np.vstack([X[:15], X[15:30]]))
+    inputs = model.last_level_input(np.vstack([X[:15], X[15:30]]))
     expected_q, expected_p = np.zeros(15), np.zeros(15)
     for forest in model.levels_[-1].forests:
         for table, w in zip(forest.models, forest.weights, strict=True):
