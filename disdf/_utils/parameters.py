@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 import numpy as np
 from sklearn.utils._param_validation import InvalidParameterError
@@ -29,7 +29,6 @@ from sklearn.utils._param_validation import InvalidParameterError
 __all__ = [
     "Boolean",
     "Constraint",
-    "DictEntrySetParams",
     "DictParameter",
     "Float",
     "Grid",
@@ -343,37 +342,3 @@ def split_nested_params(
                 f"{owner}: cannot set {key!r}: {name} is not an estimator{dict_names}; set {name} itself"
             )
     return plain, entries
-
-
-class DictEntrySetParams:
-    """A mixin before scikit-learn's ``BaseEstimator``: its ``set_params`` also sets one entry of a
-    dict parameter (those ``_dict_parameters`` names)."""
-
-    #: Dict parameters whose entries set_params sets one at a time (none by default).
-    _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
-
-    def set_params(self, **params: Any) -> Any:
-        """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
-        GridSearchCV passes ``solver_options__tol``): the parameter becomes a copy of its dict
-        (None: of its default) with that entry. ``name__key`` for a parameter that is neither a
-        dict parameter nor an estimator raises a ValueError naming it (scikit-learn would call
-        ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails."""
-        owner = type(self).__name__
-        estimator = cast(Any, self)  # a BaseEstimator: get_params, _get_param_names
-        plain, entries = split_nested_params(
-            owner,
-            params,
-            estimator._get_param_names(),
-            estimator.get_params(deep=False),
-            self._dict_parameters,
-        )
-        updated = {
-            name: self._dict_parameters[name].updated(
-                owner, name, plain.get(name, getattr(self, name)), values
-            )
-            for name, values in entries.items()
-        }
-        cast(Any, super()).set_params(**plain)
-        for name, value in updated.items():
-            setattr(self, name, value)
-        return self

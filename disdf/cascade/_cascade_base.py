@@ -28,7 +28,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from disdf._utils.float32_input import INPUT_DTYPES, as_float32, check_float32_range, float32_columns
 from disdf._utils.folds import Folds, duplicate_groups
 from disdf._utils.malloc_trim import release_free_memory
-from disdf._utils.parameters import Constraint, DictEntrySetParams, check_estimator_parameters
+from disdf._utils.parameters import (
+    Constraint,
+    DictParameter,
+    check_estimator_parameters,
+    split_nested_params,
+)
 from disdf._utils.persistence import VersionedPickle
 from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
@@ -37,10 +42,10 @@ from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._df21_names import refuse_df21_names
 from disdf.cascade._fit_inputs import FitInputs
-from disdf.cascade._fit_memory import _FitMemoryCheck
+from disdf.cascade._fit_memory import check_estimator_memory
 from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
 from disdf.cascade._forest_fit import CascadeLevel, LevelFit
-from disdf.cascade._importances import FeatureImportances
+from disdf.cascade._importances import level_importances, original_feature_importances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_members import LevelMember, check_member_weights, level_members
 from disdf.cascade._level_score import StoppingRule
@@ -49,14 +54,7 @@ from disdf.cascade._predictor import check_predictor_weights, fit_predictor
 from disdf.forests._specs import ENGINE_TREE_PARAMS, parse_forest_specs
 
 
-class _CascadeBase(
-    DictEntrySetParams,
-    VersionedPickle,
-    FeatureImportances,
-    _FitMemoryCheck,
-    TransformerMixin,
-    BaseEstimator,
-):
+class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
     """The cascade's level loop, shared by the classifiers and the regressor (module docstring); not
     an estimator of its own. Subclasses define ``__init__`` (the parameters of
     :data:`~disdf.cascade._cascade_parameters.CASCADE_PARAMETERS`) and the task's hooks."""
@@ -68,16 +66,36 @@ class _CascadeBase(
     #: The checks of y by ``validate_data`` (a regressor's: numeric, one or more outputs).
     _target_checks: ClassVar[dict[str, Any]] = {}
 
+    #: Dict parameters whose entries set_params sets one at a time (none by default; DisDF's options).
+    _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
+
+    def set_params(self, **params: Any) -> Any:
+        """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
+        GridSearchCV passes ``solver_options__tol``): the parameter becomes a copy of its dict
+        (None: of its default) with that entry. ``name__key`` for a parameter that is neither a
+        dict parameter nor an estimator raises a ValueError naming it (scikit-learn would call
+        ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails. A DF21
+        name is refused with its disdf equivalent."""
+        owner = type(self).__name__
+        refuse_df21_names(owner, params)
+        plain, entries = split_nested_params(
+            owner, params, self._get_param_names(), self.get_params(deep=False), self._dict_parameters
+        )
+        updated = {
+            name: self._dict_parameters[name].updated(
+                owner, name, plain.get(name, getattr(self, name)), values
+            )
+            for name, values in entries.items()
+        }
+        super().set_params(**plain)
+        for name, value in updated.items():
+            setattr(self, name, value)
+        return self
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         # Before __init__, whose bare "unexpected keyword argument" would not say what to use instead.
         refuse_df21_names(cls.__name__, kwargs)
         return super().__new__(cls)
-
-    def set_params(self, **params: Any) -> Any:
-        """scikit-learn's ``set_params`` (and ``name__key`` for a dict parameter); a DF21 name is
-        refused with its disdf equivalent."""
-        refuse_df21_names(type(self).__name__, params)
-        return super().set_params(**params)
 
     # ------------------------------------------------------------------ checks
     #: Every parameter's type and range, checked by fit before any work (disdf.cascade._cascade_parameters).
@@ -203,7 +221,7 @@ class _CascadeBase(
                 f"n_samples={n_samples} is fewer than n_folds={self.n_folds}: "
                 "K-fold class vectors need at least one example per fold"
             )
-        self._check_fit_memory(self._memory_counts(y_code), X.shape[1])
+        check_estimator_memory(self, self._memory_counts(y_code), X.shape[1])  # before any tree grows
         tree_params = {
             "max_depth": self.max_depth,
             "min_samples_split": self.min_samples_split,
@@ -292,6 +310,37 @@ class _CascadeBase(
                 level, features, y_code, specs, self.engine, self.n_trees, tree_params, self.n_jobs,
                 sample_weight, **self._forest_options(),
             )  # fmt: skip
+
+    # --- what the memory check reads of a cascade (disdf.cascade._fit_memory) -----------------------
+
+    def _pair_rows(self, class_counts: np.ndarray) -> int:
+        """Rows Q_ij a fit holds at once: none without learned weights."""
+        return 0
+
+    def _solver_workspace(self, class_counts: np.ndarray, n_jobs: int) -> int:
+        """Bytes the weight solves allocate beyond the rows Q_ij, ``n_jobs`` at once: none without
+        learned weights."""
+        return 0
+
+    def _describe_columns(self, n_columns: int) -> str:
+        """The columns of a fold model's vectors, as the memory check's refusal names them."""
+        return f"{n_columns} classes"
+
+    def _memory_remedy(self) -> str:
+        return "fewer trees (n_trees), levels (max_levels) or training examples would fit"
+
+    # --- importances, computed from the fitted levels when asked (disdf.cascade._importances) --------
+
+    @property
+    def level_feature_importances_(self) -> list[np.ndarray]:
+        """Each kept level's importances over its whole input (raw features, then class vectors)."""
+        check_is_fitted(self)
+        return [level_importances(level) for level in self.levels_]
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The original features' importances, shape ``(n_features_in_,)``, summing to 1."""
+        return original_feature_importances(self.level_feature_importances_, self.n_features_in_)
 
     def _level_input(self, X: np.ndarray, previous_vectors: list[np.ndarray]) -> np.ndarray:
         """x^(q-1) of eq. (40), or (x, v^(q-1)) for the "previous" augmentation, as the float32 values

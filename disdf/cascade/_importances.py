@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from disdf.cascade._forest_fit import CascadeLevel, ForestFit
 from disdf.forests._importances import normalised
@@ -71,21 +70,3 @@ def original_feature_importances(per_level: list[np.ndarray], n_features: int) -
     restricted = [normalised(importances[:n_features]) for importances in per_level]
     used = [importances for importances in restricted if importances.sum() > 0]
     return normalised(np.mean(used, axis=0)) if used else np.zeros(n_features)
-
-
-class FeatureImportances:
-    """A mixin for the cascades (before scikit-learn's BaseEstimator): ``feature_importances_`` and
-    ``level_feature_importances_``, computed from the fitted levels when asked (module docstring)."""
-
-    @property
-    def level_feature_importances_(self) -> list[np.ndarray]:
-        """Each kept level's importances over its whole input (raw features, then class vectors)."""
-        check_is_fitted(self)
-        fitted: Any = self  # a fitted cascade: its levels_ and n_features_in_
-        return [level_importances(level) for level in fitted.levels_]
-
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        """The original features' importances, shape ``(n_features_in_,)``, summing to 1."""
-        fitted: Any = self
-        return original_feature_importances(self.level_feature_importances_, fitted.n_features_in_)

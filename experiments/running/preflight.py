@@ -52,7 +52,7 @@ def check_before_work(plan: RunPlan) -> dict[str, Pool]:
 
 def check_fit_memory(plan: RunPlan, pools: dict[str, Pool]) -> None:
     """The largest cell's fit fits in memory, for every cascade method (estimated, before growing a
-    tree: :meth:`disdf.CascadeForestClassifier._check_fit_memory`)."""
+    tree: :func:`disdf.cascade.check_estimator_memory`)."""
     Ns, Ts = plan.protocol.Ns, plan.protocol.Ts
     N, T = max(Ns), max(Ts)
     for name, pool in pools.items():

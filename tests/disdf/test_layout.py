@@ -471,3 +471,25 @@ def test_the_metric_room_reads_only_public_names_of_the_cascade_it_serves():
                 else:
                     read.setdefault(node.attr, f"{path.name}:{node.lineno}")
     assert {name: where for name, where in read.items() if name not in defined} == {}
+
+
+#: The most mixins of disdf's own an estimator's classes may have (the rest is composition).
+MAX_MIXINS = 2
+
+
+def test_each_estimator_has_at_most_two_mixins_of_its_own():
+    """A mixin here: a class of disdf in an estimator's method order that is no estimator itself
+    (``PairDistances``, ``VersionedPickle``); scikit-learn's own mixins are not counted."""
+    too_many = {}
+    for name in disdf.__all__:
+        estimator = getattr(disdf, name)
+        if not (inspect.isclass(estimator) and issubclass(estimator, BaseEstimator)):
+            continue
+        mixins = [
+            cls.__name__
+            for cls in estimator.__mro__
+            if cls.__module__.startswith("disdf") and not issubclass(cls, BaseEstimator)
+        ]
+        if len(mixins) > MAX_MIXINS:
+            too_many[name] = mixins
+    assert too_many == {}

@@ -13,6 +13,7 @@ from sklearn.datasets import make_classification
 from disdf import CascadeForestClassifier, DisDFClassifier
 from disdf._utils.float32_input import float32_columns
 from disdf._utils.parameters import InvalidParameterError
+from disdf.cascade import check_estimator_memory
 from disdf.cascade._fit_memory import (
     LIMIT_VARIABLE,
     InsufficientMemoryError,
@@ -236,7 +237,7 @@ def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(mo
     counts = np.full(10, 6000)
     monkeypatch.setenv(LIMIT_VARIABLE, "2.5G")
     with pytest.raises(InsufficientMemoryError) as refused:
-        model._check_fit_memory(counts, 784)
+        check_estimator_memory(model, counts, 784)
     message = str(refused.value)
     assert (
         "CascadeForestClassifier(n_trees=100, max_levels=10, n_jobs=2, keep_fitted_levels='memory')"
@@ -245,10 +246,12 @@ def test_a_fit_that_will_not_fit_is_refused_naming_the_estimate_and_what_fits(mo
     assert "60000 examples of 784 features and 10 classes" in message
     assert "trees" in message and "more than the 2.5 GiB available (DISDF_MEMORY_LIMIT" in message
     assert "keep_fitted_levels='disk' (about" in message and "would fit" in message
-    model.set_params(keep_fitted_levels="disk", fitted_levels_dir="levels")._check_fit_memory(counts, 784)
+    check_estimator_memory(
+        model.set_params(keep_fitted_levels="disk", fitted_levels_dir="levels"), counts, 784
+    )
     monkeypatch.setenv(LIMIT_VARIABLE, "10M")
     with pytest.raises(InsufficientMemoryError, match="fewer trees"):
-        model._check_fit_memory(counts, 784)
+        check_estimator_memory(model, counts, 784)
     X = np.zeros((60, 784))
     with pytest.raises(InsufficientMemoryError):  # fit checks it before growing anything
         CascadeForestClassifier(n_trees=10**6).fit(X, np.arange(60) % 2)
@@ -341,10 +344,10 @@ def test_disdfs_exact_pair_rows_are_counted_for_every_fold_model_of_a_level(monk
     with pytest.raises(
         InsufficientMemoryError, match=r"pair rows Q_ij (1[0-9]{2}|[2-9][0-9]) GiB"
     ) as refused:
-        model._check_fit_memory(counts, 20)
+        check_estimator_memory(model, counts, 20)
     assert "solver='stochastic_frank_wolfe'" in str(refused.value)
-    model.set_params(solver="stochastic_frank_wolfe")._check_fit_memory(counts, 20)  # no Q rows: fits
-    model.set_params(solver="frank_wolfe_away", max_pairs="auto")._check_fit_memory(counts, 20)
+    check_estimator_memory(model.set_params(solver="stochastic_frank_wolfe"), counts, 20)  # no Q rows: fits
+    check_estimator_memory(model.set_params(solver="frank_wolfe_away", max_pairs="auto"), counts, 20)
     assert model._pair_rows(counts) == 4 * 3 * 5_000
 
     def no_growing(*args, **kwargs):
