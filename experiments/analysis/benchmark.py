@@ -26,7 +26,7 @@ from experiments.analysis.plan import (
     NOT_DECIDED,
     WORSE,
 )
-from experiments.analysis.statistics import five_by_two_interval, holm
+from experiments.analysis.statistics import five_by_two_interval, holm, paired_wilcoxon
 
 
 def complete_repetitions(records: pd.DataFrame, metric: str = "accuracy") -> pd.DataFrame:
@@ -179,6 +179,8 @@ def critical_difference(n_methods: int, n_datasets: int, alpha: float = ALPHA) -
     return float(q * np.sqrt(n_methods * (n_methods + 1) / (6 * n_datasets)))
 
 
-def paired_wilcoxon_p(a: pd.Series, b: pd.Series) -> float:
-    """Wilcoxon's signed-rank p-value of the pairs (a, b) (scipy's two-sided default)."""
-    return float(stats.wilcoxon(a, b).pvalue)
+def df21_against_gcforest(joined: pd.DataFrame) -> tuple[float, float]:
+    """DF21 − gcF over the tables of ``joined`` (one row per table, points): the mean gap and the
+    paired Wilcoxon p over the tables."""
+    gap = joined["df21"] - joined["gcforest"]
+    return float(gap.mean()), paired_wilcoxon(joined["df21"].to_numpy(), joined["gcforest"].to_numpy())

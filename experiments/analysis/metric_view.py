@@ -22,26 +22,23 @@ SPLIT = ["dataset", "N", "repetition"]
 NO_DIFFERENCE = "no significant difference"
 
 
-def score_intervals(records: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset, representation and score: the mean over splits and its 95 % CI half-width."""
+def score_intervals(
+    records: pd.DataFrame, by: tuple[str, ...] = ("dataset", "method"), drop_missing: bool = True
+) -> pd.DataFrame:
+    """Per group of ``by`` and score: the mean over splits and its 95 % CI half-width (missing scores
+    left out with ``drop_missing``; the figure's curves keep them, as they always did)."""
     rows = []
-    for (dataset, method), group in records.groupby(["dataset", "method"]):
+    for keys, group in records.groupby(list(by)):
         for score in SCORES:
-            mean, half = mean_ci(group[score].dropna().to_numpy())
-            rows.append({"dataset": dataset, "method": method, "score": score, "mean": mean, "half": half})
+            values = group[score].dropna() if drop_missing else group[score]
+            mean, half = mean_ci(values.to_numpy())
+            rows.append({**dict(zip(by, keys, strict=True)), "score": score, "mean": mean, "half": half})
     return pd.DataFrame(rows)
 
 
 def score_curves(records: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset, representation, score and N: the mean over splits and its 95 % CI half-width."""
-    rows = []
-    for (dataset, method, N), group in records.groupby(["dataset", "method", "N"]):
-        for score in SCORES:
-            mean, half = mean_ci(group[score].to_numpy())
-            rows.append(
-                {"dataset": dataset, "method": method, "score": score, "N": N, "mean": mean, "half": half}
-            )
-    return pd.DataFrame(rows)
+    """Per dataset, representation, score and N: :func:`score_intervals` against N, for the figure."""
+    return score_intervals(records, ("dataset", "method", "N"), drop_missing=False)
 
 
 def disdf_comparisons(records: pd.DataFrame) -> pd.DataFrame:

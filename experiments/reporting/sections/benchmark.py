@@ -21,8 +21,8 @@ from experiments.analysis.benchmark import (
     contrasts,
     critical_difference,
     dataset_accuracies,
+    df21_against_gcforest,
     has_metric,
-    paired_wilcoxon_p,
     per_dataset_differences,
     ranking,
     trait_correlations,
@@ -275,13 +275,12 @@ def df21_lines(records: pd.DataFrame, df21: pd.DataFrame) -> tuple[list[str], li
     if joined.empty:
         return [f"**DF21** failed on every table: {failed.iloc[0]}.", ""], []
     result = ranking(joined)
-    gap = joined["df21"] - joined["gcforest"]
-    wilcoxon = paired_wilcoxon_p(joined["df21"], joined["gcforest"])
+    gap, wilcoxon = df21_against_gcforest(joined)
     ranks = ", ".join(f"{NAMES[m]} {r:.2f}" for m, r in result.mean_ranks.items())
     status = "; ".join(f"{t.removeprefix('keel_')}: {s}" for t, s in failed.items())
     version = ", ".join(sorted(df21["library_version"].dropna().astype(str).unique()))
     return [
-        f"**DF21** ({version}) on {len(joined)} tables: DF21 − gcF {gap.mean():+.2f} points (Wilcoxon "
+        f"**DF21** ({version}) on {len(joined)} tables: DF21 − gcF {gap:+.2f} points (Wilcoxon "
         f"p = {wilcoxon:.2g}), rank {result.mean_ranks['df21']:.2f} of {len(result.mean_ranks)}"
         + (f"; failed on: {status}." if status else "."),
         "",
