@@ -302,6 +302,14 @@ def test_sharing_refuses_estimators_whose_first_levels_differ():
         fit_sharing_first_level([CascadeForestClassifier()], np.eye(6), [0, 1] * 3)
 
 
+def test_the_sharing_docs_name_every_parameter_that_must_agree():
+    """fit_sharing_first_level's public docstring lists LEVEL_ONE_PARAMS in prose: it keeps up."""
+    from disdf.cascade._shared_first_level import LEVEL_ONE_PARAMS
+
+    doc = fit_sharing_first_level.__doc__ or ""
+    assert [name for name in LEVEL_ONE_PARAMS if f"``{name}``" not in doc] == []
+
+
 @pytest.mark.parametrize("estimator", [CascadeForestClassifier, DisDFClassifier])
 def test_fast_results_do_not_depend_on_n_jobs(estimator, data):
     X, y = data
