@@ -141,8 +141,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
         Levels kept (up to the best-scoring one).
     level_scores_ : list of float
         Out-of-fold accuracy of every level grown, including discarded ones.
-    levels_ : list of CascadeLevel
-        The kept levels.
+    levels_ : list of :class:`~disdf.cascade.CascadeLevel`
+        The kept levels, the first first: each level's forests, their fold models and tree weights.
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
         Tree weights of every fold model (uniform for gcForest).
     fitted_levels_path_ : Path or None

@@ -39,12 +39,13 @@ from disdf._utils.progress import FitProgress
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.sample_weights import check_fold_weights
 from disdf._utils.tree_weights import uniform_weights
+from disdf.cascade._cascade_level import CascadeLevel
 from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
 from disdf.cascade._df21_names import refuse_df21_names
 from disdf.cascade._fit_inputs import FitInputs
 from disdf.cascade._fit_memory import check_estimator_memory
 from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
-from disdf.cascade._forest_fit import CascadeLevel, LevelFit
+from disdf.cascade._forest_fit import LevelFit
 from disdf.cascade._importances import level_importances, original_feature_importances
 from disdf.cascade._level_growth import grow_level_models, refit_forests
 from disdf.cascade._level_members import LevelMember, check_member_weights, level_members

@@ -14,9 +14,10 @@ from threadpoolctl import threadpool_limits
 from disdf._utils.parameters import Boolean, Constraint, DictParameter, Grid, Integer, OneOf
 from disdf._utils.sample_weights import check_pair_weight_scale
 from disdf.cascade._cascade import CascadeForestClassifier
+from disdf.cascade._cascade_level import LevelWeightFit
 from disdf.cascade._df21_names import constructor_signature
 from disdf.cascade._fit_memory import different_class_pairs_per_fold, level_kinds
-from disdf.cascade._forest_fit import LevelFit, LevelWeightFit
+from disdf.cascade._forest_fit import LevelFit
 from disdf.cascade._weight_fitting import GridPoint, PointWeights, WeightFitting
 from disdf.weights import (
     LAMBDA,
@@ -146,6 +147,9 @@ class DisDFClassifier(CascadeForestClassifier):
 
     Attributes
     ----------
+    levels_ : list of :class:`~disdf.cascade.CascadeLevel`
+        The kept levels, as gcForest's; each level's ``weight_fit``
+        (:class:`~disdf.cascade.LevelWeightFit`) says how its weights were chosen.
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
     solver_diagnostics_ : list (level) of list (forest) of list (fold) of dict
         Objective, duality gap, iterations, seconds and status of each solve,

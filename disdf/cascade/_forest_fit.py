@@ -15,23 +15,22 @@ forest, everything those K models give:
 From these it gives the training examples' out-of-fold class vectors, eq. (41),
 and a new example's class vector (the mean over the K fold models).
 :class:`LevelFit` is a level: the folds shared by its forests, the split seed
-and the list of forests. :class:`CascadeLevel` is a level the fitted cascade
-keeps: its forests, without the held-out probabilities.
+and the list of forests. A level the fitted cascade keeps is a
+:class:`~disdf.cascade.CascadeLevel` (:mod:`disdf.cascade._cascade_level`): its forests, without the
+held-out probabilities.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import partial
-from itertools import pairwise
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 
 from disdf._utils.folds import Folds
 from disdf._utils.sample_weights import same_weights
 from disdf._utils.threads import run_tasks
-from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._level_members import EstimatorFoldModel
 from disdf.forests._compiled import FastForest
 from disdf.forests._out_of_bag import OutOfBagLeaves, in_bag_by_group
@@ -45,7 +44,48 @@ FoldModel = SklearnFoldModel | FastForest | EstimatorFoldModel
 
 @dataclass
 class ForestFit:
-    """One forest of a level: its K fold models and what they give (see the module docstring)."""
+    """One forest of a cascade level: its K fold models and what they give (the module docstring).
+
+    A fitted cascade's levels (:class:`~disdf.cascade.CascadeLevel`) keep their forests as these, with
+    the fold models and their learned weights; while a level grows, a forest also carries its held-out
+    examples' leaf rows and DisDF's pair statistics (π, Q), which the fitted level drops.
+
+    Attributes
+    ----------
+    kind : str
+        The forest kind (``"completely_random"``, ``"random_forest"``, a level estimator's name, ...).
+    models : list
+        ``[fold]``: the K fold models, each trained without fold k; each gives per-tree class
+        probabilities of any X (``probabilities(X)``, shape (n, T, C)) and their weighted sum
+        (``weighted_probabilities(X, w)``, eq. (41)).
+    held_out : list
+        ``[fold]``: fold k's examples' per-tree probabilities as leaf rows, while the level grows;
+        empty in a fitted cascade.
+    seeds : tuple of int
+        ``[fold]``: each fold model's seed.
+    pair_statistics, pairs_cap
+        DisDF's π and Q of each fold's held-out set and the ``max_pairs`` they were computed with,
+        while the level grows; None in a fitted cascade.
+    weights : list of ndarray of shape (T,)
+        ``[fold]``: each fold model's tree weights w on the simplex (1/T for gcForest).
+    out_of_fold_weights : list or None
+        Cross-fitted weights of the held-out examples (``weight_fitting="cross_fit"``), while the level
+        grows; None in a fitted cascade.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from disdf import DisDFClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DisDFClassifier(n_trees=10, max_levels=1, random_state=0).fit(X, y)
+    >>> forest = model.levels_[0].forests[0]
+    >>> forest.kind, len(forest.models), forest.weights[0].shape
+    ('completely_random', 3, (10,))
+    >>> bool(abs(forest.weights[0].sum() - 1) < 1e-9)  # on the simplex, eq. (70)
+    True
+    >>> forest.class_vectors(X[:2]).shape
+    (2, 3)
+    """
 
     kind: str
     models: list[FoldModel]  # [fold]
@@ -225,70 +265,3 @@ class LevelFit:
         for m, forest in enumerate(missing):
             forest.pair_statistics = stats[m * n_folds : (m + 1) * n_folds]
             forest.pairs_cap = max_pairs
-
-
-@dataclass(frozen=True)
-class LevelWeightFit:
-    """How a DisDF level's tree weights were chosen: λ and τ of eq. (70)-(72), each fold model's
-    solver diagnostics ([forest][fold]), the cross-fitted solves' seconds (their diagnostics are not
-    kept: one per part and grid point) and, with ``tune``, every grid point's out-of-fold accuracy."""
-
-    lambda_: float
-    tau: float
-    diagnostics: list[list[dict]]
-    cross_fit_solver_seconds: float = 0.0
-    grid: list[dict] | None = None
-
-    def tuned_params(self) -> dict[str, Any]:
-        """``tuned_params_``'s entry: λ and τ, and the grid's scores when tuned."""
-        params: dict[str, Any] = {"lambda_": self.lambda_, "tau": self.tau}
-        if self.grid is not None:
-            params["grid"] = self.grid
-        return params
-
-
-@dataclass
-class CascadeLevel:
-    """A fitted level: its M forests (each with K fold models and their tree weights)."""
-
-    forests: list[ForestFit]
-    #: How DisDF chose the level's weights; None for gcForest's 1/T.
-    weight_fit: LevelWeightFit | None = None
-    #: ``test_vectors="refit"``: per forest, one forest grown on all the level's training examples.
-    refit_models: list[FoldModel] | None = None
-
-    @property
-    def models(self) -> list[FoldModel]:
-        """Every fold model of the level, forest after forest."""
-        return [model for forest in self.forests for model in forest.models]
-
-    @property
-    def weights(self) -> list[list[np.ndarray]]:
-        """[forest][fold] -> (T,) tree weights."""
-        # cast: a fitted level's forests carry their learned weights (each level's _level_weights)
-        return [cast("list[np.ndarray]", forest.weights) for forest in self.forests]
-
-    def class_vectors(self, features: np.ndarray, n_jobs: int | None) -> np.ndarray:
-        """Concatenated class vectors v^(q) of new examples, shape (n, M * C).
-
-        A forest's vector is the mean over its K fold models of eq. (41), or,
-        with refit models, the uniform mean of the refit forest's trees.
-        """
-        if self.refit_models is not None:
-            return np.hstack(
-                run_tasks(
-                    (
-                        partial(
-                            model.weighted_probabilities,
-                            features,
-                            uniform_weights(model.n_trees),
-                        )
-                        for model in self.refit_models
-                    ),
-                    n_jobs,
-                )
-            )
-        # one parallel pass over every fold model of the level, then each forest's mean
-        vectors = fold_model_vectors(self.forests, features, n_jobs)
-        bounds = np.cumsum([0] + [len(forest.models) for forest in self.forests])
-        return np.hstack([np.mean(vectors[a:b], axis=0) for a, b in pairwise(bounds)])

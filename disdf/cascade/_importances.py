@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from disdf.cascade._forest_fit import CascadeLevel, ForestFit
+from disdf.cascade._cascade_level import CascadeLevel
+from disdf.cascade._forest_fit import ForestFit
 from disdf.forests._importances import normalised
 
 

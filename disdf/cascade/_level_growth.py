@@ -22,7 +22,8 @@ import numpy as np
 from disdf._utils.folds import Folds
 from disdf._utils.random_seeds import SEED_HIGH
 from disdf._utils.threads import run_tasks
-from disdf.cascade._forest_fit import CascadeLevel, FoldModel, ForestFit
+from disdf.cascade._cascade_level import CascadeLevel
+from disdf.cascade._forest_fit import FoldModel, ForestFit
 from disdf.cascade._level_members import LevelMember, fit_member
 from disdf.forests._compiled.forest import feature_major
 from disdf.forests._specs import COMPILED_ENGINES, fit_fold_model

@@ -117,8 +117,8 @@ class CascadeForestRegressor(RegressorMixin, _CascadeBase):
         Levels kept (up to the best-scoring one).
     level_scores_ : list of float
         Out-of-fold (with ``out_of_bag``, out-of-bag) R^2 of every level grown, including discarded ones.
-    levels_ : list of CascadeLevel
-        The kept levels.
+    levels_ : list of :class:`~disdf.cascade.CascadeLevel`
+        The kept levels, the first first: each level's forests, their fold models and tree weights.
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
         Tree weights of every fold model (1/T).
     predictor_ : regressor or None

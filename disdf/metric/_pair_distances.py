@@ -34,7 +34,7 @@ class PairDistances:
     ``last_level_input`` it reads)."""
 
     if TYPE_CHECKING:  # the host cascade's, for the type checker only (the mixin defines none of them)
-        levels_: list[Any]  # CascadeLevel: the cascade is a floor above, not imported here
+        levels_: list[Any]  # disdf.cascade.CascadeLevel: the cascade is a floor above, not imported here
         n_features_in_: int
 
         def last_level_input(self, X) -> np.ndarray: ...

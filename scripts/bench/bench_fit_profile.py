@@ -116,8 +116,8 @@ import disdf.cascade._weight_fitting as weight_fitting_module
 import disdf.forests._compiled.forest as forest_module
 import disdf.forests._compiled.kernels as kernels_module
 from disdf import CascadeForestClassifier
+from disdf.cascade import ForestFit
 from disdf.cascade._cascade_base import _CascadeBase
-from disdf.cascade._forest_fit import ForestFit
 from disdf.cascade._weight_fitting import CrossFitPart, FoldProblem
 from disdf.forests import FastForest
 from disdf.utils import peak_memory_gib
