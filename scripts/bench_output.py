@@ -9,10 +9,12 @@ smoke run must not append to it or rewrite it. Every script that measures into i
 * without it: ``build/bench/<name>.csv`` (git-ignored);
 * an explicit ``--out``/``--output`` path wins over both: it is explicit.
 
-:func:`write_csv` writes the rows, each stamped with :func:`measurement_stamp` (date, commit,
-library builds). Rows already in the file are kept as written, byte for byte, when only appending;
-when the new rows bring columns the file lacks (a stamp, say), the header widens and the old rows
-stay empty there (pandas reads NaN): an old row is never given a stamp it was not measured with.
+:func:`write_csv` is the one writer of that evidence: it merges the rows into the file by the one
+rule of :mod:`scripts.bench_tables` (a row replaces the row of the same key; the others stay as
+written; new keys are appended), each stamped with :func:`measurement_stamp` (date, commit, library
+builds). When the new rows bring columns the file lacks (a stamp, say), the header widens and the
+old rows stay empty there (pandas reads NaN): an old row is never given a stamp it was not measured
+with.
 
 Standard library only: scripts/bench/bench_df21.py imports it in DF21's own venv, without disdf;
 the stamp comes from ``experiments.safety.provenance`` wherever that imports.
@@ -32,6 +34,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
+
+from scripts.bench_tables import EVERY_COLUMN, table_key
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The committed evidence, written only with --record.
@@ -135,37 +139,62 @@ def write_csv(
     path: Path,
     rows: Iterable[Mapping[str, Any]] | Any,
     *,
-    append: bool = False,
-    replacing: Sequence[str] = (),
+    key: Sequence[str] | None = None,
     stamp: Mapping[str, str] | None = None,
     float_format: str | None = None,
 ) -> Path:
-    """Write the new ``rows`` (dicts, or a DataFrame) to the CSV at ``path``, each with ``stamp``
-    (:func:`measurement_stamp` if None; ``{}`` for rows stamped already) in its last columns; a
-    row's own value of a stamp column wins.
+    """Merge the new ``rows`` (dicts, or a DataFrame) into the CSV at ``path`` by the one rule of the
+    benchmark evidence (:mod:`scripts.bench_tables`): a new row replaces, in its place, the row of the
+    same key; every other row stays as written; new keys are appended.
 
-    ``append=False`` rewrites the file with these rows only. ``append=True`` keeps the rows already
-    in it, as written, except those equal to some new row in every ``replacing`` column (a
-    re-measured label, say), and adds the new ones after them. Floats are written with
-    ``float_format`` (e.g. ``"%.4g"``), missing values and NaN as empty cells.
+    ``key`` defaults to the declared key of the table the file is named after (``path.stem`` in
+    :data:`scripts.bench_tables.BENCH_TABLES`; an undeclared name is refused before anything is
+    written). Each new row carries ``stamp`` (:func:`measurement_stamp` if None; ``{}`` for rows
+    stamped already) in its last columns; a row's own value of a stamp column wins. Floats are written
+    with ``float_format`` (e.g. ``"%.4g"``), missing values and NaN as empty cells. When no row is
+    replaced and no column added, the file's bytes stay as they are and the new rows are appended.
     """
     path = Path(path)
+    key = tuple(table_key(path.stem) if key is None else key)
     stamp = measurement_stamp() if stamp is None else stamp
     new = [_stamped(row, stamp, float_format) for row in _records(rows)]
-    header, old, newline = _read_csv(path) if append else ([], [], "\n")
-    kept = [row for row in old if not _replaced(row, new, replacing)]
-    columns = _union(header, [key for row in new for key in row if key not in stamp], stamp)
+    header, old, newline = _read_csv(path)
+    columns = _columns(header, [name for row in new for name in row if name not in stamp], stamp)
+    new_by_key = _by_key(new, key, columns, path)
+    merged = [new_by_key.pop(_key_of(row, key, columns), row) for row in old]
+    replaced = sum(a is not b for a, b in zip(merged, old, strict=True))
     path.parent.mkdir(parents=True, exist_ok=True)
-    if header and columns == header and len(kept) == len(old) and path.read_bytes().endswith(b"\n"):
+    if header and columns == header and not replaced and path.read_bytes().endswith(b"\n"):
         with path.open("a", newline="") as handle:  # the file's bytes stay as they are
-            _writer(handle, columns, newline).writerows(new)
+            _writer(handle, columns, newline).writerows(new_by_key.values())
         return path
     buffer = io.StringIO(newline="")
     writer = _writer(buffer, columns, newline)
     writer.writeheader()
-    writer.writerows([*kept, *new])
+    writer.writerows([*merged, *new_by_key.values()])
     path.write_text(buffer.getvalue(), newline="")
     return path
+
+
+def _key_of(row: Mapping[str, str | None], key: Sequence[str], columns: Sequence[str]) -> tuple[str, ...]:
+    """The cells of ``row`` that name what it measures (every column's, for a log)."""
+    return tuple(row.get(name) or "" for name in (columns if tuple(key) == EVERY_COLUMN else key))
+
+
+def _by_key(
+    rows: list[dict[str, str]], key: Sequence[str], columns: Sequence[str], path: Path
+) -> dict[tuple[str, ...], dict[str, str]]:
+    """The new rows by key, in order; refused if a row lacks a key column or two rows share a key."""
+    by_key: dict[tuple[str, ...], dict[str, str]] = {}
+    for row in rows:
+        missing = [name for name in key if name not in row and tuple(key) != EVERY_COLUMN]
+        if missing:
+            raise ValueError(f"{path.name}: a new row lacks the key column(s) {missing} (key {list(key)})")
+        cells = _key_of(row, key, columns)
+        if cells in by_key:
+            raise ValueError(f"{path.name}: two new rows share the key {cells} (key {list(key)})")
+        by_key[cells] = row
+    return by_key
 
 
 def _stamped(row: Mapping[str, Any], stamp: Mapping[str, str], float_format: str | None) -> dict[str, str]:
@@ -211,6 +240,18 @@ def _read_csv(path: Path) -> tuple[list[str], list[dict[str, str]], str]:
     newline = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
     reader = csv.DictReader(io.StringIO(text, newline=""))
     return list(reader.fieldnames or []), list(reader), newline
+
+
+def _columns(header: list[str], names: list[str], stamp: Mapping[str, str]) -> list[str]:
+    """The file's columns after a write: its header as it is, the new rows' new columns before its first
+    stamp column (the stamp stays last), then any stamp column it lacks."""
+    added = [name for name in _union(names) if name not in header]
+    stamps = [i for i, name in enumerate(header) if name in STAMP_COLUMNS]
+    cut = stamps[0] if stamps else len(header)
+    measured = [name for name in added if name not in STAMP_COLUMNS]
+    return _union(
+        header[:cut], measured, header[cut:], [name for name in added if name in STAMP_COLUMNS], stamp
+    )
 
 
 def _union(*groups: Iterable[str]) -> list[str]:

@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> None:
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} cores",
     }
     row = {key: row[key] for key in COLUMNS}
-    write_csv(output, [row], append=True)  # + date, commit, library builds (scripts/bench_output.py)
+    write_csv(output, [row])  # + date, commit, library builds (scripts/bench_output.py)
     print(", ".join(f"{key}={value}" for key, value in row.items()))
 
 

@@ -207,7 +207,7 @@ def main() -> None:
         path = bench_output(args, "repetition")
         repetition = bench_repetition(args.datasets, args.variants)
         # The rows of (dataset, variant) pairs not re-measured now stay.
-        write_csv(path, repetition, append=True, replacing=("dataset", "variant"), float_format="%.4g")
+        write_csv(path, repetition, float_format="%.4g")
         print(repetition.round(2).to_string(index=False))
 
 

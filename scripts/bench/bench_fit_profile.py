@@ -476,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as pool:
                     measured = pool.submit(profile_fit, *arguments).result()
             # after each fit, so that an interruption keeps it; a fit measured again replaces its rows
-            write_csv(output, measured, append=True, replacing=(*FIT_KEY, "commit"), float_format="%.6g")
+            write_csv(output, measured, float_format="%.6g")
             rows += measured
     print(summary(rows))
 

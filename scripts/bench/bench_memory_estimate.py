@@ -192,8 +192,6 @@ def main() -> None:
     done: set[tuple] = set()
     if args.resume and output.is_file():
         done = {key(row) for row in pd.read_csv(output, keep_default_na=False).to_dict("records")}
-    elif output.is_file():
-        output.unlink()  # a new grid
     for row in grid(tuple(args.sizes)):
         if key(row) in done:
             continue
@@ -206,7 +204,7 @@ def main() -> None:
             f"peak {measured['peak_gib']:.2f} GiB, {measured['minutes']} min",
             flush=True,
         )
-        write_csv(output, [measured], append=True, float_format="%.4g")  # after every fit: resumable
+        write_csv(output, [measured], float_format="%.4g")  # after every fit: resumable
     print(f"wrote {output}")
 
 

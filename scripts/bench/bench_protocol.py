@@ -78,7 +78,7 @@ def main() -> None:
         "fields_differing": " ".join(sorted(differing)) or "none",
     }
     # Stamped with the measured checkout's commit, not this script's.
-    write_csv(output, [row], append=True, stamp=measurement_stamp(args.checkout))
+    write_csv(output, [row], stamp=measurement_stamp(args.checkout))
     print(pd.read_csv(output).to_string(index=False))
 
 

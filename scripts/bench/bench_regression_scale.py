@@ -181,7 +181,7 @@ def main() -> None:
             print(json.dumps(row), flush=True)
             # each row as it lands (a long run loses nothing); a rerun of a (size, method) replaces its row,
             # the others stay
-            write_csv(output, [row], append=True, replacing=KEY)
+            write_csv(output, [row])
 
 
 if __name__ == "__main__":

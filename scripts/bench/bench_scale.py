@@ -234,11 +234,6 @@ def earlier_rows(path: Path) -> dict[tuple, dict]:
     return {size_key(row): row for row in frame.to_dict("records")}
 
 
-def merged(earlier: dict[tuple, dict], rows: list[dict]) -> list[dict]:
-    """``earlier``'s rows in their places, each replaced by this run's row of the same size, then the new."""
-    return list({**earlier, **{size_key(row): row for row in rows}}.values())
-
-
 def run_size(args, curve: dict, n: int, deadline: float) -> dict:
     """One size of a curve (``curve``: problem, method and its (n, seconds) so far), or why it is skipped."""
     problem, method, points = curve["problem"], curve["method"], curve["points"]
@@ -318,8 +313,8 @@ def main() -> None:
                 rows.append(done[key])
             else:
                 rows.append(run_size(args, curve, ranked[rank], deadline))
-                write_csv(output, merged(earlier, rows))  # after each fit: an interruption keeps it
-    write_csv(output, merged(earlier, rows))  # also when every size was resumed
+                write_csv(output, rows)  # after each fit: an interruption keeps it
+    write_csv(output, rows)  # also when every size was resumed
     frame = pd.read_csv(output)  # every row's values as numbers, the resumed ones' too
     write_csv(output.with_name("scale_slopes.csv"), slopes(frame).to_dict("records"))
     print(slopes(frame).to_string(index=False))

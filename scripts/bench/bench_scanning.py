@@ -93,8 +93,7 @@ def main() -> None:
             **result,
         }
         print(json.dumps(row), flush=True)
-        replacing = ("n_train", "n_test", "strides", "n_trees", "n_jobs")
-        write_csv(output, [row], append=True, replacing=replacing, float_format="%.4g")
+        write_csv(output, [row], float_format="%.4g")
     print(f"wrote {output}")
 
 

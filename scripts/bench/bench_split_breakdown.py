@@ -139,7 +139,7 @@ def main() -> None:
             row.update(seconds_by_part(jobs, clock))
             rows.append(row)
             print(row, flush=True)
-    write_csv(output, rows, append=True, replacing=("label",), float_format="%.4f")
+    write_csv(output, rows, float_format="%.4f")
     print(pd.read_csv(output).to_string(index=False))
 
 

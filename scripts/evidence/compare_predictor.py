@@ -155,8 +155,8 @@ def main() -> None:
     means = frame.pivot_table(index="table", columns="predictor", values="accuracy")
     print(means[list(PREDICTORS)].to_string(float_format="%.4f"))
     summary = summarize(frame)
-    # after the split rows, replacing any earlier summary of the same table and contrast
-    write_csv(output, summary, append=True, replacing=("table", "contrast"), float_format="%.6g")
+    # after the split rows; a summary of the same table and contrast replaces the earlier one
+    write_csv(output, summary, float_format="%.6g")
     print("\ntest accuracy minus predictor=None's, percentage points (95 % CI; p two-sided):")
     print(summary.drop(columns="contrast").to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     print(f"wrote {output}")

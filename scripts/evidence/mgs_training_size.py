@@ -84,7 +84,6 @@ def main() -> None:
             write_csv(
                 output,
                 [{"n_train": n, "method": "gcforest", "scanning": scanning, "note": note}],
-                append=True,
             )
             print(note)
             return
@@ -92,9 +91,7 @@ def main() -> None:
         row["note"] = (
             f"budget {args.budget_minutes:g} min; {spent + row['seconds'] / 60:.1f} min spent after this case"
         )
-        write_csv(
-            output, [row], append=True, replacing=("n_train", "n_test", "scanning"), float_format="%.5g"
-        )
+        write_csv(output, [row], float_format="%.5g")
         print(row, flush=True)
 
 

@@ -4,8 +4,9 @@
 
 So that measuring one method again keeps the other methods' rows as they were written, byte for
 byte (``make mnist-full-disk DISK_METHODS=[disdf]`` merges its run's CSV into the disk-mode CSV this
-way; ``scripts/bench_output.write_csv`` with ``append=True``). Cells are copied as the run wrote
-them, its stamp columns (date, commit, libraries) included.
+way: ``scripts/bench_output.write_csv``'s one merge rule, by the key given here instead of the
+table's declared one). Cells are copied as the run wrote them, its stamp columns (date, commit,
+libraries) included.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main() -> None:
         if missing:
             parser.error(f"--key {' '.join(missing)}: not a column of {args.source}")
         rows = list(reader)
-    write_csv(args.destination, rows, append=True, replacing=args.key, stamp={})
+    write_csv(args.destination, rows, key=args.key, stamp={})
     print(f"{len(rows)} rows of {args.source} merged into {args.destination} by {', '.join(args.key)}")
 
 

@@ -107,7 +107,7 @@ def main() -> None:
     }
     # Rows of earlier versions lack the newer columns (the stamp's commit and libraries among them):
     # they stay empty there. The row's own date (to the second) wins over the stamp's day.
-    write_csv(output, [row], append=True)
+    write_csv(output, [row])
     print(f"appended to {output}")
     ok = report.lost == report.duplicated == 0 and report.records_identical and report.tables_identical
     ok = ok and shared.refused == 1 and shared.lines_duplicated == shared.counted_twice == copies_counted == 0

@@ -1,5 +1,6 @@
 """scripts/bench_output.py, the benchmarks' one helper: where a CSV goes (results/bench/ only with
---record), the stamp of every new row, the CSV write (append or rewrite) and the timing."""
+--record), the stamp of every new row, the one merge rule of the CSV write (by the key each table
+declares in scripts/bench_tables.py) and the timing."""
 
 import argparse
 import ast
@@ -15,6 +16,7 @@ import pytest
 from experiments.safety.provenance import measurement_stamp as provenance_stamp
 from scripts import bench_output
 from scripts.bench_output import STAMP_COLUMNS, best_of, measurement_stamp, timed, write_csv
+from scripts.bench_tables import BENCH_TABLES, EVERY_COLUMN
 from scripts.tools import merge_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,12 +87,10 @@ def test_the_stamp_falls_back_where_experiments_exits_for_its_missing_extra(monk
 # --- the CSV write --------------------------------------------------------------------------------
 
 
-def test_a_rewrite_stamps_every_row_and_writes_cells_as_pandas_would(tmp_path):
+def test_a_new_file_stamps_every_row_and_writes_cells_as_pandas_would(tmp_path):
     frame = pd.DataFrame({"name": ["a", "b,c"], "n": [1, 2], "x": [0.123456, np.nan], "ok": [True, False]})
     path = tmp_path / "sub" / "bench.csv"
-    path.parent.mkdir()
-    path.write_text("old,columns\n1,2\n")
-    write_csv(path, frame, stamp=STAMP, float_format="%.3g")
+    write_csv(path, frame, key=("name",), stamp=STAMP, float_format="%.3g")
     assert path.read_text() == (
         "name,n,x,ok,date,commit,libraries\n"
         "a,1,0.123,True,2026-01-02,abc1234,numpy 2.0\n"
@@ -100,20 +100,20 @@ def test_a_rewrite_stamps_every_row_and_writes_cells_as_pandas_would(tmp_path):
     pd.testing.assert_frame_equal(pd.read_csv(path), expected)
 
 
-def test_appending_keeps_the_old_bytes_when_the_columns_are_the_same(tmp_path):
+def test_new_keys_are_appended_and_the_old_bytes_stay(tmp_path):
     path = tmp_path / "sample.csv"
     old = "label,wall,date,commit,libraries\nbefore,1.50,2025-01-01,0000000,numpy 1\n"
     path.write_text(old)
-    write_csv(path, [{"label": "after", "wall": 2.0}], append=True, stamp=STAMP)
+    write_csv(path, [{"label": "after", "wall": 2.0}], key=("label",), stamp=STAMP)
     assert path.read_text() == old + "after,2.0,2026-01-02,abc1234,numpy 2.0\n"
 
 
-def test_appending_new_columns_widens_the_header_and_leaves_old_rows_unstamped(tmp_path):
+def test_new_columns_widen_the_header_and_leave_old_rows_unstamped(tmp_path):
     """A CSV written before the stamp: its rows keep every value, empty (NaN) in the new columns."""
     path = tmp_path / "soak.csv"
     old_rows = ["3,0.25,x86 Linux", '4,1e-06,"a, b"']
     path.write_text("kills,seconds,machine\r\n" + "\r\n".join(old_rows) + "\r\n")  # csv's own line ends
-    write_csv(path, [{"kills": 5, "seconds": 0.5, "lost": 0}], append=True, stamp=STAMP)
+    write_csv(path, [{"kills": 5, "seconds": 0.5, "lost": 0}], key=("kills",), stamp=STAMP)
     lines = path.read_bytes().decode().split("\r\n")
     assert lines[0] == "kills,seconds,machine,lost,date,commit,libraries"
     assert lines[1:3] == [row + ",,,," for row in old_rows]
@@ -123,33 +123,69 @@ def test_appending_new_columns_widens_the_header_and_leaves_old_rows_unstamped(t
     assert frame["commit"].isna().tolist() == [True, True, False]
 
 
-def test_appending_replaces_the_rows_it_measures_again(tmp_path):
+def test_a_row_of_a_declared_key_replaces_the_old_one_in_its_place(tmp_path):
+    """The one merge rule, with the key the table declares (split_breakdown: label, dataset, N)."""
+    assert BENCH_TABLES["split_breakdown"] == ("label", "dataset", "N")
     path = tmp_path / "split_breakdown.csv"
-    path.write_text("label,dataset,seconds\nbefore,ecoli,4.1\nafter,ecoli,3.0\nafter,mnist,9.0\n")
-    write_csv(
-        path, [{"label": "after", "dataset": "ecoli", "seconds": 2.5}], append=True, replacing=["label"]
-    )
+    path.write_text("label,dataset,N,seconds\nbefore,ecoli,50,4.1\nafter,ecoli,50,3.0\nafter,mnist,50,9.0\n")
+    write_csv(path, [{"label": "after", "dataset": "ecoli", "N": 50, "seconds": 2.5}])
     frame = pd.read_csv(path, dtype={"commit": str})  # a short hash can be all digits (1028691)
     assert frame[["label", "dataset", "seconds"]].values.tolist() == [
         ["before", "ecoli", 4.1],
-        ["after", "ecoli", 2.5],
+        ["after", "ecoli", 2.5],  # in the place of the row it measures again
+        ["after", "mnist", 9.0],  # another key's evidence stays
     ]
-    assert frame["commit"].isna().tolist() == [True, False]  # the new row only, with this checkout's stamp
+    assert frame["commit"].isna().tolist() == [True, False, True]  # the new row only, stamped
     assert frame["commit"].iloc[1] == measurement_stamp()["commit"]
 
 
+def test_a_log_appends_every_run_and_an_undeclared_table_or_a_shared_key_is_refused(tmp_path):
+    assert BENCH_TABLES["protocol_sample"] == EVERY_COLUMN
+    log = tmp_path / "protocol_sample.csv"
+    for _ in range(2):
+        write_csv(log, [{"label": "before", "wall_seconds": 2.0}], stamp=STAMP)
+    write_csv(log, [{"label": "before", "wall_seconds": 3.0}], stamp=STAMP)
+    # one row per run; the same run written twice is one row
+    assert pd.read_csv(log)["wall_seconds"].tolist() == [2.0, 3.0]
+    unknown = tmp_path / "not_declared.csv"
+    with pytest.raises(KeyError, match="no benchmark table 'not_declared': declare its key"):
+        write_csv(unknown, [{"n": 1}], stamp=STAMP)
+    table = tmp_path / "first_fit.csv"
+    with pytest.raises(ValueError, match="two new rows share the key"):
+        write_csv(table, [{"stage": "cold", "cpu": 1}, {"stage": "cold", "cpu": 2}], stamp=STAMP)
+    with pytest.raises(ValueError, match=r"lacks the key column\(s\) \['stage'\]"):
+        write_csv(table, [{"cpu": 1}], stamp=STAMP)
+    assert not unknown.exists() and not table.exists()  # refused before anything is written
+
+
+def test_every_committed_benchmark_csv_is_declared_and_holds_one_row_per_key():
+    """The schema of results/bench: each file declared, with its key columns, no key twice, and the
+    stamp columns last where the file has them."""
+    files = {path.stem: path for path in (ROOT / "results" / "bench").glob("*.csv")}
+    assert set(files) == set(BENCH_TABLES)
+    for name, path in files.items():
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        key = list(frame.columns) if BENCH_TABLES[name] == EVERY_COLUMN else list(BENCH_TABLES[name])
+        assert set(key) <= set(frame.columns), name
+        assert not frame.duplicated(key).any(), name
+
+
 def test_a_rows_own_stamp_column_wins_and_stamp_columns_come_last(tmp_path):
-    path = write_csv(tmp_path / "a.csv", [{"date": "2026-01-02T10:00:00", "n": 1}], stamp=STAMP)
+    path = write_csv(tmp_path / "a.csv", [{"date": "2026-01-02T10:00:00", "n": 1}], key=("n",), stamp=STAMP)
     assert path.read_text().splitlines() == [
         "n,date,commit,libraries",
         "1,2026-01-02T10:00:00,abc1234,numpy 2.0",
     ]
     # A column only a later row has (a summary row's test statistic) still comes before the stamp.
-    write_csv(path, [{"n": 1}, {"n": 2, "p": 0.5}], stamp=STAMP)
-    assert path.read_text().splitlines()[0] == "n,p,date,commit,libraries"
+    write_csv(path, [{"n": 1}, {"n": 2, "p": 0.5}], key=("n",), stamp=STAMP)
+    assert path.read_text().splitlines() == [
+        "n,p,date,commit,libraries",
+        "1,,2026-01-02,abc1234,numpy 2.0",
+        "2,0.5,2026-01-02,abc1234,numpy 2.0",
+    ]
     # Rows stamped already (a merge of old and new rows): an empty stamp adds nothing.
-    write_csv(path, [{"n": 2, "commit": "old"}], stamp={})
-    assert path.read_text() == "n,commit\n2,old\n"
+    write_csv(path, [{"n": 2, "commit": "old"}], key=("n",), stamp={})
+    assert path.read_text().splitlines()[2] == "2,,,old,"
 
 
 # --- timing ---------------------------------------------------------------------------------------

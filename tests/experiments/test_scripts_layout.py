@@ -13,8 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
 ROLES = ("bench", "evidence", "figures", "tools")
-#: The only modules directly in scripts/: the package and the benchmarks' shared helper.
-SHARED = {"__init__.py", "bench_output.py"}
+#: The only modules directly in scripts/: the package, the benchmarks' shared helper and their schema.
+SHARED = {"__init__.py", "bench_output.py", "bench_tables.py"}
 MODULES = sorted(path for path in SCRIPTS.rglob("*.py") if path.name != "__init__.py")
 RUNNABLE = [path for path in MODULES if "__main__" in path.read_text()]
 BOOTSTRAP = "sys.path.insert(0, str(Path(__file__).resolve().parents[2]))"
