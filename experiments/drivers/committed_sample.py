@@ -189,8 +189,8 @@ NOT_SAMPLED = {
         "as results/engine_equivalence/fast, and scikit-learn's forests are slow"
     ),
     "results/sklearn": (
-        "a partial run of the headline under scikit-learn's engine, of the config hash the headline had "
-        "before cross-fitting: experiment=paper model.engine=sklearn no longer gives it"
+        "a partial run of the headline under scikit-learn's engine before cross-fitting, records older "
+        "than the field split_units; its config is results/engine_equivalence/sklearn's"
     ),
 }
 

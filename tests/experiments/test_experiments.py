@@ -46,15 +46,23 @@ def test_the_headline_is_the_compiled_engine_in_results_and_nothing_else_writes_
     paper = make_config("experiment=paper")
     assert paper.model.engine == "fast" and writes_headline(paper.runtime.output_dir)
     plan_run(paper)  # the headline itself may
-    # Records of the reference engine and of the leaking weight fitting keep the hash they had
-    # before engines and cross-fitting existed (results/engine_equivalence/, the ablation).
-    before = ("model.engine=sklearn", "model.weight_fitting=same_examples")
-    assert config_hash(make_config("experiment=paper", *before)) == "5ebc0b4fbd7f"
-    assert config_hash(make_config("experiment=paper", before[1])) == "a106cce55ab0"
-    assert config_hash(make_config("experiment=paper")) not in ("5ebc0b4fbd7f", "a106cce55ab0")
-    # cross_fit_parts is part of the method only when the weights are cross-fitted
-    assert config_hash(make_config("experiment=paper", "model.cross_fit_parts=4")) != config_hash(paper)
-    assert config_hash(make_config("experiment=paper", *before, "model.cross_fit_parts=4")) == "5ebc0b4fbd7f"
+    # The hash covers the whole result config: every key that can change a record moves it, even one
+    # set to the value every earlier record had (no key is left out to keep an older hash) ...
+    moved = [
+        ("model.engine=sklearn",), ("model.weight_fitting=same_examples",), ("model.cross_fit_parts=4",),
+        ("model.test_vectors=refit",), ("model.max_pairs=100",), ("model.group_duplicates=true",),
+        ("protocol.seed=1",), ("solver.options.tol=1e-5",),
+    ]  # fmt: skip
+    hashes = {config_hash(make_config("experiment=paper", *overrides)) for overrides in moved}
+    assert len(hashes) == len(moved) and config_hash(paper) not in hashes
+    # ... and the grid, what a record carries besides and the runtime do not.
+    same = (
+        "protocol.repetitions=1",
+        "protocol.Ts=[100]",
+        "protocol.record_confusion=true",
+        "runtime.n_jobs=1",
+    )
+    assert config_hash(make_config("experiment=paper", *same)) == config_hash(paper)
     for experiment in sorted(set(EXPERIMENTS) - {"paper", "mnist_full"}):
         cfg = make_config(f"experiment={experiment}")
         assert not writes_headline(cfg.runtime.output_dir), experiment

@@ -342,47 +342,70 @@ def test_make_reproduce_computes_into_its_own_folder_then_compares_and_installs(
 
 def test_a_method_edited_to_another_estimator_is_another_config():
     """The estimator that makes a record is in its hash: editing configs/method/gcforest.yaml's
-    _target_ to DisDF used to keep the hash, and a resumed run merged DisDF records into gcF's."""
+    _target_ to DisDF once kept the hash, and a resumed run merged DisDF records into gcF's."""
     base = config_hash(compose_config("experiment=smoke"))
     edited = compose_config("experiment=smoke", "methods.gcforest._target_=disdf.DisDFClassifier")
     assert config_hash(edited) != base
     nested = compose_config("experiment=mgs", "methods.gcforest_mgs.cascade._target_=disdf.DisDFClassifier")
     assert config_hash(nested) != config_hash(compose_config("experiment=mgs"))
-    # another import path of the same class is the same estimator: the same records
-    same = compose_config(
+    # the target as written: another path to the same class is another config (never merged, rerun)
+    alias = compose_config(
         "experiment=smoke", "methods.gcforest._target_=disdf.cascade.CascadeForestClassifier"
     )
-    assert config_hash(same) == base
+    assert config_hash(alias) != base
 
 
-def test_every_committed_record_names_the_estimator_that_made_it():
-    """The migration: each method of a committed experiment either resolves, at every place of its
-    spec, to the estimator of COMMITTED_TARGETS (records older than targets in the hash; make
-    test-records reruns them with it and gets their records), or has its target in its config hash
-    (a method added since, as the benchmark's disdf_tuned)."""
-    from hydra.utils import get_object
-    from omegaconf import OmegaConf
+def test_every_committed_folder_holds_the_hash_its_configs_compose():
+    """Each committed folder's configs.json names the overrides of its records: composed by today's
+    code they give its key, and every record there carries that key (the records a folder without
+    configs.json holds, results/sklearn, carry the hash of another folder's config). Fails when what
+    the hash covers changed and the records were not moved (python -m experiments.drivers.rehash_records)."""
+    from experiments.drivers.sign_records import record_files
+    from experiments.running.folder_configs import CONFIGS_FILE, folder_configs
 
-    from experiments.drivers.committed_sample import SAMPLES, sample_config
-    from experiments.running.composition import COMMITTED_TARGETS, method_literals
+    composed: dict[Path, set[str]] = {}
+    for path in sorted((ROOT / "results").rglob(CONFIGS_FILE)):
+        configs = folder_configs(path.parent)
+        assert {config_hash(compose_config(*entry["overrides"])) for entry in configs.values()} == set(
+            configs
+        )
+        composed[path.parent] = set(configs)
+    every_hash = set().union(*composed.values())
+    for path in record_files([ROOT / "results"]):
+        hashes = {json.loads(line)["config_hash"] for line in path.read_text().splitlines()}
+        folder = path.parent.parent
+        assert hashes <= composed.get(folder, every_hash), path
 
-    seen = set()
 
-    def walk(node, method, place, hashed):
-        if "_target_" in node:
-            if (method, place) in COMMITTED_TARGETS:
-                assert get_object(node["_target_"]) is get_object(COMMITTED_TARGETS[(method, place)])
-                seen.add((method, place))
-            else:
-                assert hashed.get("_target_") == node["_target_"], (method, place)
-        for key in node:
-            if key != "_target_" and OmegaConf.is_dict(node._get_node(key)):
-                walk(node[key], method, (*place, key), hashed.get(key, {}))
+def test_rehashing_moves_records_and_their_digests_and_refuses_an_edited_record(tmp_path, capsys):
+    from experiments.drivers import rehash_records
+    from experiments.running.records import digest_problem, signed
 
-    for sample in SAMPLES:
-        for part in sample.parts:
-            cfg = sample_config(sample, part, "build/unused")
-            literals = method_literals(cfg)
-            for method in cfg.methods:
-                walk(cfg.methods[method], method, (), literals.get(method, {}))
-    assert seen == set(COMMITTED_TARGETS)
+    folder = tmp_path / "results" / "smoke"
+    (folder / "raw").mkdir(parents=True)
+    (folder / "configs.json").write_text(
+        json.dumps({"000000000000": {"experiment": "smoke", "overrides": ["experiment=smoke"]}})
+    )
+    record = signed({"config_hash": "000000000000", "dataset": "ecoli", "accuracy": 0.5, "N": 50})
+    records = folder / "raw" / "ecoli.jsonl"
+    edited = json.dumps({**record, "accuracy": 0.9}, sort_keys=True) + "\n"
+    records.write_text(json.dumps(record, sort_keys=True) + "\n" + edited)
+    (folder / "runs.jsonl").write_text(json.dumps({"config_hash": "000000000000", "n_jobs": 2}) + "\n")
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    with pytest.raises(SystemExit, match="line 2: field 'accuracy' does not match its digest"):
+        rehash_records.main(["--results", str(tmp_path / "results")])
+    assert before == {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+    records.write_text(json.dumps(record, sort_keys=True) + "\n")
+    assert rehash_records.main(["--results", str(tmp_path / "results"), "--check"]) == 1
+    assert rehash_records.main(["--results", str(tmp_path / "results")]) == 0
+    new = config_hash(compose_config("experiment=smoke"))
+    (moved,) = [json.loads(line) for line in records.read_text().splitlines()]
+    assert moved["config_hash"] == new and digest_problem(moved) is None
+    assert {key: value for key, value in moved.items() if key not in ("config_hash", "digests")} == {
+        key: value for key, value in record.items() if key not in ("config_hash", "digests")
+    }
+    assert json.loads((folder / "runs.jsonl").read_text())["config_hash"] == new
+    assert list(json.loads((folder / "configs.json").read_text())) == [new]
+    assert f"config 000000000000 -> {new}" in capsys.readouterr().out
+    assert rehash_records.main(["--results", str(tmp_path / "results"), "--check"]) == 0
