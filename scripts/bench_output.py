@@ -204,12 +204,6 @@ def _stamped(row: Mapping[str, Any], stamp: Mapping[str, str], float_format: str
     return {key: _cell(value, float_format) for key, value in cells.items()}
 
 
-def _replaced(old: Mapping[str, str], new: Sequence[Mapping[str, str]], replacing: Sequence[str]) -> bool:
-    """Whether a new row re-measures the old one: equal in every ``replacing`` column."""
-    key = [old.get(column, "") for column in replacing]
-    return bool(replacing) and any([row.get(column, "") for column in replacing] == key for row in new)
-
-
 def _records(rows: Iterable[Mapping[str, Any]] | Any) -> list[dict[str, Any]]:
     """Rows as dicts: a DataFrame's records, or the mappings given."""
     if hasattr(rows, "to_dict"):

@@ -242,27 +242,6 @@ def margin_p_values(result: dict, margin: float) -> dict[str, float]:
     return p | {"tost": max(p["above_minus"], p["below_plus"])}
 
 
-def contrast_equivalent(result: dict, margin: float, alpha: float = ALPHA) -> bool:
-    """TOST on a result of :func:`contrast_over_independent_groups`: both one-sided t-tests against
-    ±margin reject at ``alpha`` (the (1 − 2α) interval lies inside (−margin, +margin))."""
-    if result["se"] == 0:
-        return bool(abs(result["mean"]) < margin)
-    half = stats.t.ppf(1 - alpha, result["df"]) * result["se"]
-    return bool(abs(result["mean"]) + half < margin)
-
-
-def contrast_tost_p(result: dict, margin: float) -> float:
-    """The TOST p-value of a result of :func:`contrast_over_independent_groups`: the larger of the
-    one-sided p-values of H0 "contrast ≤ −margin" and H0 "contrast ≥ +margin" (t with its
-    Welch–Satterthwaite df). Below α exactly when :func:`contrast_equivalent` holds at α; a p-value,
-    so that several TOSTs can be Holm-corrected together."""
-    if result["se"] == 0:
-        return 0.0 if abs(result["mean"]) < margin else 1.0
-    above = stats.t.sf((result["mean"] + margin) / result["se"], result["df"])
-    below = stats.t.cdf((result["mean"] - margin) / result["se"], result["df"])
-    return float(max(above, below))
-
-
 def scaled_chi2_estimate(S: np.ndarray, df: np.ndarray) -> dict:
     """The scale n of n·S_g ~ χ²(df_g), one n per group, and a likelihood-ratio test that the groups
     share one n.
