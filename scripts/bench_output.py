@@ -176,6 +176,16 @@ def write_csv(
     return path
 
 
+def write_and_show(path: Path, rows: list[dict[str, Any]], float_format: str | None = None) -> Path:
+    """:func:`write_csv` of ``rows`` (their table's key, this checkout's stamp), then the rows printed
+    as a table: what a benchmark says when it ends."""
+    import pandas as pd  # not at import: DF21's venv imports this module for write_csv only
+
+    write_csv(path, rows, float_format=float_format)
+    print(pd.DataFrame(rows).to_string(index=False))
+    return path
+
+
 def _key_of(row: Mapping[str, str | None], key: Sequence[str], columns: Sequence[str]) -> tuple[str, ...]:
     """The cells of ``row`` that name what it measures (every column's, for a log)."""
     return tuple(row.get(name) or "" for name in (columns if tuple(key) == EVERY_COLUMN else key))

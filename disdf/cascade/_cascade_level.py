@@ -42,13 +42,12 @@ class LevelWeightFit:
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.datasets import load_wine
     >>> from disdf import DisDFClassifier
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = DisDFClassifier(n_trees=10, max_levels=1, random_state=0).fit(X, y)
-    >>> fit = model.levels_[0].weight_fit
-    >>> (fit.lambda_, fit.tau) == (model.lambda_, model.tau)
-    True
+    >>> model = DisDFClassifier(n_trees=10, max_levels=1, lambda_=0.5, random_state=0)
+    >>> fit = model.fit(*load_wine(return_X_y=True)).levels_[0].weight_fit
+    >>> fit.lambda_, fit.tau, len(fit.diagnostics), len(fit.diagnostics[0])  # [forest][fold]
+    (0.5, 1.0, 4, 3)
     """
 
     lambda_: float

@@ -74,17 +74,16 @@ class ForestFit:
 
     Examples
     --------
-    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.datasets import load_breast_cancer
     >>> from disdf import DisDFClassifier
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = DisDFClassifier(n_trees=10, max_levels=1, random_state=0).fit(X, y)
-    >>> forest = model.levels_[0].forests[0]
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = DisDFClassifier(n_trees=10, max_levels=1, random_state=0).fit(X, y).levels_[0].forests[0]
     >>> forest.kind, len(forest.models), forest.weights[0].shape
     ('completely_random', 3, (10,))
     >>> bool(abs(forest.weights[0].sum() - 1) < 1e-9)  # on the simplex, eq. (70)
     True
     >>> forest.class_vectors(X[:2]).shape
-    (2, 3)
+    (2, 2)
     """
 
     kind: str

@@ -31,7 +31,7 @@ import tempfile
 import pandas as pd
 
 from scripts.bench.bench_protocol_parts_ab import git, run_order
-from scripts.bench_output import add_record_flag, bench_output, write_csv
+from scripts.bench_output import add_record_flag, bench_output, write_and_show
 
 #: The full-MNIST settings every timed run uses (the committed experiment's).
 RUN_ARGUMENTS = ("experiment=mnist_full",)
@@ -89,8 +89,7 @@ def main() -> None:
         finally:
             for checkout in checkouts.values():
                 git("worktree", "remove", "--force", str(checkout))
-    write_csv(output, rows, float_format="%.4f")
-    print(pd.DataFrame(rows).to_string(index=False))
+    write_and_show(output, rows, float_format="%.4f")
 
 
 if __name__ == "__main__":

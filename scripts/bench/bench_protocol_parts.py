@@ -24,12 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 import argparse
 from collections import defaultdict
 
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from experiments.running.composition import compose_config
 from scripts.bench.bench_split_breakdown import install_timers, seconds_by_part, split_job
-from scripts.bench_output import add_record_flag, bench_output, write_csv
+from scripts.bench_output import add_record_flag, bench_output, write_and_show
 
 
 def main() -> None:
@@ -55,8 +54,7 @@ def main() -> None:
                 row["protocol_repetitions"] = protocol.repetitions
                 rows.append(row)
                 print(row, flush=True)
-    write_csv(output, rows, float_format="%.4f")
-    print(pd.DataFrame(rows).to_string(index=False))
+    write_and_show(output, rows, float_format="%.4f")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ import argparse
 import time
 from collections import defaultdict
 
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade._discriminative
@@ -47,7 +46,7 @@ from experiments.running.composition import compose_config, estimator_specs
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import Unit, draw_split, load_pool, split_seed, test_size
 from experiments.running.unit import run_split
-from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
+from scripts.bench_output import add_record_flag, bench_output, timed, write_and_show
 
 #: (owner, function, category): the outermost calls of each category.
 TIMED = [
@@ -139,8 +138,7 @@ def main() -> None:
             row.update(seconds_by_part(jobs, clock))
             rows.append(row)
             print(row, flush=True)
-    write_csv(output, rows, float_format="%.4f")
-    print(pd.read_csv(output).to_string(index=False))
+    write_and_show(output, rows, float_format="%.4f")
 
 
 if __name__ == "__main__":

@@ -31,14 +31,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 import argparse
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
 import disdf.cascade._discriminative
 from disdf.weights import solve_weights
 from scripts.bench.bench_split_breakdown import split_job
 from scripts.bench.solver_settings import add_setting_argument, parsed_settings
-from scripts.bench_output import add_record_flag, bench_output, timed, write_csv
+from scripts.bench_output import add_record_flag, bench_output, timed, write_and_show
 
 #: The solver's options as the protocol passes them: every other setting is measured beside it.
 DEFAULT = "default"
@@ -129,8 +128,7 @@ def main() -> None:
                     }
                 )
                 print(rows[-1], flush=True)
-    write_csv(output, rows, float_format="%.6g")
-    print(pd.DataFrame(rows).to_string(index=False))
+    write_and_show(output, rows, float_format="%.6g")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ from functools import partial
 
 import numba as nb
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from disdf.forests import FastForest
@@ -44,7 +43,7 @@ from disdf.forests._compiled.forest import n_candidate_features
 from disdf.forests._specs import fit_fold_model
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import load_pool
-from scripts.bench_output import add_record_flag, bench_output, best_of, write_csv
+from scripts.bench_output import add_record_flag, bench_output, best_of, write_and_show
 
 KINDS = ("random_forest", "completely_random")
 #: (dataset, examples, T): protocol folds, and one full-MNIST fold. A tree's time is the marginal
@@ -155,8 +154,7 @@ def main() -> None:
                 row["sklearn_over_fast"] = row["sklearn_us_per_tree"] / row["fast_us_per_tree"]
                 rows.append(row)
                 print(row, flush=True)
-    write_csv(output, rows, float_format="%.4g")
-    print(pd.DataFrame(rows).to_string(index=False))
+    write_and_show(output, rows, float_format="%.4g")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's 
 import argparse
 
 import numpy as np
-import pandas as pd
 from sklearn.ensemble import ExtraTreesClassifier
 
 from disdf import PlainForestClassifier
@@ -30,7 +29,7 @@ from experiments.analysis.plan import MARGIN_PP
 from experiments.analysis.statistics import mean_ci, tost_paired
 from experiments.running.config import default_data_dir
 from experiments.running.protocol import draw_split, load_pool, split_seed, test_size
-from scripts.bench_output import add_record_flag, bench_output, write_csv
+from scripts.bench_output import add_record_flag, bench_output, write_and_show
 
 
 def compare(dataset: str, splits: int, N: int, T: int = 100) -> dict:
@@ -81,8 +80,7 @@ def main() -> None:
             "equivalent": tost["equivalent"],
         }
     )
-    write_csv(output, rows, float_format="%.4f")
-    print(pd.DataFrame(rows).to_string(index=False))
+    write_and_show(output, rows, float_format="%.4f")
 
 
 if __name__ == "__main__":

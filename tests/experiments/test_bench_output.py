@@ -252,8 +252,10 @@ def test_a_script_writes_its_csv_stamped_through_the_helper_only(path):
         if "repeated_splits_arguments" in imported
         else {"add_record_flag", "bench_output"}
     )
-    assert {*output, "write_csv"} <= imported
-    assert {*output, "write_csv"} <= called_names(tree)
+    writers = (
+        {"write_csv", "write_and_show"} & imported & called_names(tree)
+    )  # write_and_show calls write_csv
+    assert output <= imported and output <= called_names(tree) and writers
     # Neither pandas' nor csv's own writer, nor a stamp of its own making: the helper's.
     assert not {"to_csv", "writer", "DictWriter"} & attribute_calls(tree)
     imports = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
@@ -281,3 +283,17 @@ def test_merge_rows_replaces_the_measured_keys_and_keeps_the_other_rows_byte_for
         merge_rows.main()  # refused before writing: the key is not a column
     assert "--key engine: not a column" in capsys.readouterr().err
     assert committed.read_text().count("\n") == 3
+
+
+def test_write_and_show_writes_by_the_one_rule_and_prints_the_new_rows(tmp_path, capsys):
+    path = tmp_path / "split_breakdown.csv"
+    path.write_text("label,dataset,N,seconds\nbefore,ecoli,50,4.1\n")
+    bench_output.write_and_show(path, [{"label": "after", "dataset": "ecoli", "N": 50, "seconds": 2.5}])
+    assert pd.read_csv(path)["seconds"].tolist() == [4.1, 2.5]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].split() == ["label", "dataset", "N", "seconds"] and printed[1].split() == [
+        "after",
+        "ecoli",
+        "50",
+        "2.5",
+    ]
