@@ -37,7 +37,11 @@ def paired_wilcoxon(treatment: np.ndarray, baseline: np.ndarray, zero_method: st
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjustment of a family of p-values (nan entries are left out)."""
+    """Holm's step-down adjustment of a family of p-values (nan entries are left out).
+
+    statsmodels' ``multipletests(method="holm")`` gives these numbers bit for bit, but it runs a full
+    garbage collection per call (about 33 ms in the report's process): called for every table, it made
+    ``python -m experiments.reporting.report`` take 179 s instead of 58 s."""
     p = np.asarray(p_values, dtype=float)
     adjusted = np.full_like(p, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
