@@ -187,8 +187,16 @@ def write_and_show(path: Path, rows: list[dict[str, Any]], float_format: str | N
 
 
 def _key_of(row: Mapping[str, str | None], key: Sequence[str], columns: Sequence[str]) -> tuple[str, ...]:
-    """The cells of ``row`` that name what it measures (every column's, for a log)."""
-    return tuple(row.get(name) or "" for name in (columns if tuple(key) == EVERY_COLUMN else key))
+    """The cells of ``row`` that name what it measures (every column's, for a log), a number as its
+    value: ``1000`` written by this run names the row pandas once wrote as ``1000.0``."""
+    return tuple(_key_cell(row.get(name)) for name in (columns if tuple(key) == EVERY_COLUMN else key))
+
+
+def _key_cell(cell: str | None) -> str:
+    try:
+        return repr(float(cell)) if cell else ""
+    except ValueError:
+        return cell or ""
 
 
 def _by_key(

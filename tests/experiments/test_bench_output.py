@@ -139,6 +139,20 @@ def test_a_row_of_a_declared_key_replaces_the_old_one_in_its_place(tmp_path):
     assert frame["commit"].iloc[1] == measurement_stamp()["commit"]
 
 
+def test_a_key_of_numbers_matches_however_the_number_was_written(tmp_path):
+    """pandas writes the integers of a column with a missing value as 5000.0: the same key as 5000."""
+    path = tmp_path / "small_n_cost.csv"
+    path.write_text("dataset,method,max_pairs,cpu_seconds\ndigits,gcforest,,1.2\ndigits,disdf,5000.0,2.0\n")
+    write_csv(
+        path, [{"dataset": "digits", "method": "disdf", "max_pairs": 5000, "cpu_seconds": 1.5}], stamp={}
+    )
+    assert pd.read_csv(path)["cpu_seconds"].tolist() == [1.2, 1.5]  # replaced, not a second row
+    write_csv(
+        path, [{"dataset": "digits", "method": "disdf", "max_pairs": "auto", "cpu_seconds": 1.9}], stamp={}
+    )
+    assert pd.read_csv(path)["max_pairs"].tolist()[1:] == ["5000", "auto"]  # another key: appended
+
+
 def test_a_log_appends_every_run_and_an_undeclared_table_or_a_shared_key_is_refused(tmp_path):
     assert BENCH_TABLES["protocol_sample"] == EVERY_COLUMN
     log = tmp_path / "protocol_sample.csv"
