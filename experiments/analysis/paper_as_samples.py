@@ -305,13 +305,17 @@ def scope_intervals(records: pd.DataFrame, level: float = INTERVAL_LEVEL) -> pd.
 @dataclass(frozen=True)
 class PaperSampleCheck:
     """What every reader of the predictive check shares: n̂ per dataset and the pooled test
-    (:func:`repetitions_by_dataset`), the n drawn per dataset (1 and n̂ rounded up) and the check
-    itself (:func:`predictive_check`, T shared by a split)."""
+    (:func:`repetitions_by_dataset`), the n drawn per dataset (1 and n̂ rounded up), the check
+    itself (:func:`predictive_check`, T shared by a split), and the λ/τ grid, draws and seed it was
+    made with (APPENDIX.md's variants draw with the same)."""
 
     estimates: pd.DataFrame
     test: dict
     repetitions: dict[str, list[int]]
     check: pd.DataFrame
+    grid: pd.DataFrame | None
+    draws: int
+    seed: int
 
 
 def paper_sample_check(
@@ -325,6 +329,5 @@ def paper_sample_check(
     report build and read by the verdict, REPORT.md's compact section and APPENDIX.md's."""
     estimates, test = repetitions_by_dataset(records, paper)
     repetitions = {row.dataset: sorted({1, int(row.n_check)}) for row in estimates.itertuples(index=False)}
-    return PaperSampleCheck(
-        estimates, test, repetitions, predictive_check(records, paper, repetitions, grid, draws, seed)
-    )
+    check = predictive_check(records, paper, repetitions, grid, draws, seed)
+    return PaperSampleCheck(estimates, test, repetitions, check, grid, draws, seed)

@@ -9,14 +9,12 @@ import pandas as pd
 from experiments.analysis.cells import DATASET_NAMES
 from experiments.analysis.paper_as_samples import (
     GRID_T,
-    SEED,
     SELECTIONS,
     PaperSampleCheck,
-    paper_sample_check,
     predictive_check,
     scope_intervals,
 )
-from experiments.analysis.plan import ALPHA, DRAWS, INTERVAL_LEVEL
+from experiments.analysis.plan import ALPHA, INTERVAL_LEVEL
 from experiments.reporting.formatting import probability
 
 
@@ -100,18 +98,13 @@ def scope_lines(scope: pd.DataFrame) -> list[str]:
 
 
 def paper_as_samples_section(
-    records: pd.DataFrame,
-    paper: pd.DataFrame,
-    grid: pd.DataFrame | None = None,
-    draws: int = DRAWS,
-    seed: int = SEED,
-    shared: PaperSampleCheck | None = None,
+    records: pd.DataFrame, paper: pd.DataFrame, shared: PaperSampleCheck
 ) -> list[str]:
-    """Markdown lines of the subsection "The paper's values as samples of ours" (items 5-7 of #43);
-    ``shared``: :func:`paper_sample_check` of the same arguments, if computed already."""
-    shared = shared or paper_sample_check(records, paper, grid, draws, seed)
+    """Markdown lines of the subsection "The paper's values as samples of ours" (items 5-7 of #43),
+    from :func:`paper_sample_check` of ``records`` and ``paper``."""
     estimates, test, repetitions, check = shared.estimates, shared.test, shared.repetitions, shared.check
-    apart = predictive_check(records, paper, repetitions, grid, draws, seed, shared_T=False)
+    draws, seed = shared.draws, shared.seed
+    apart = predictive_check(records, paper, repetitions, shared.grid, draws, seed, shared_T=False)
     scope = scope_intervals(records)
     splits = int(records.groupby(["dataset", "N", "T", "method"]).size().min())
     on_grid = check[check["selection"] != "λ = τ = 1"]

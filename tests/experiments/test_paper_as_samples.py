@@ -8,6 +8,7 @@ import pytest
 
 from experiments.analysis.paper_as_samples import (
     GRID_HONEST,
+    paper_sample_check,
     predictive_check,
     repetitions_by_dataset,
     scope_intervals,
@@ -189,12 +190,16 @@ def test_the_pooled_n_hat_is_given_only_when_the_datasets_agree():
     _, test = repetitions_by_dataset(agree, paper)
     assert test["p"] == pytest.approx(1.0) and test["groups"] == 3
     assert test["pooled"]["n_hat"] == pytest.approx(3.0)
-    assert "pooled n̂ = 3.0" in "\n".join(paper_as_samples_section(agree, paper, draws=200))
+    assert "pooled n̂ = 3.0" in "\n".join(
+        paper_as_samples_section(agree, paper, paper_sample_check(agree, paper, draws=200))
+    )
 
     disagree, paper = exact_spread_tables({"ecoli": 1.0, "mnist": 25.0, "parkinsons": 1.0})
     _, test = repetitions_by_dataset(disagree, paper)
     assert test["p"] < 0.05 and test["pooled"] is None
-    text = "\n".join(paper_as_samples_section(disagree, paper, draws=200))
+    text = "\n".join(
+        paper_as_samples_section(disagree, paper, paper_sample_check(disagree, paper, draws=200))
+    )
     assert "no pooled n̂ is given" in text and "pooled n̂ =" not in text
 
 
@@ -237,7 +242,7 @@ def test_the_section_has_the_three_tables_and_names_every_dataset():
         [paper_from(median_split(noisy_records(seed=9))).assign(dataset=d) for d in ("ecoli", "parkinsons")]
     )
     grid = grid_for(records, gain=0.01)
-    lines = paper_as_samples_section(records, paper, grid, draws=500)
+    lines = paper_as_samples_section(records, paper, paper_sample_check(records, paper, grid, draws=500))
     text = "\n".join(lines)
     assert lines[0] == "### The paper's values as samples of ours"
     assert len(lines) <= 40

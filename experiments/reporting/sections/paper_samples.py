@@ -87,7 +87,9 @@ def render_detail(context: ReportContext) -> Rendered | None:
     found = _inputs(context)
     if found is None:
         return None
-    lines = paper_as_samples_section(*found, shared=shared_check(context))
+    shared = shared_check(context)
+    assert shared is not None  # the same records were found
+    lines = paper_as_samples_section(found[0], found[1], shared)
     return Rendered("\n".join([f"## {DETAIL_TITLE}", *lines[1:]]))
 
 
