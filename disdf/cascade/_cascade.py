@@ -133,6 +133,15 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
         model, its out-of-fold ``predict_proba`` joining the next level's input
         (:mod:`disdf.cascade._level_members`). ``forests=[]`` with members: a level of members only.
         DisDF's tree weights apply to the forests' trees; a member weighs 1. None: the forests alone.
+    out_of_bag : bool, default=False
+        Each level's class vectors from bagging, not folds (DF21's layers): every forest grown once,
+        on all the level's examples, each tree on a bootstrap sample (the completely-random
+        forests' too), and an example's vector joining the next level the mean of the trees whose
+        sample left it (and its copies) out. A third of the trees of ``n_folds=3``, each on all the
+        examples: fit and prediction cost about a third (results/PERFORMANCE.md). Not the paper's
+        cross-validated class vectors; ``n_folds`` is then not read, and ``test_vectors`` and
+        ``level_estimators`` keep their defaults. DisDF has no such option: its tree weights are
+        fitted on each fold model's held-out examples, eq. (70)-(72).
 
     Attributes
     ----------
@@ -140,7 +149,8 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
     n_levels_ : int
         Levels kept (up to the best-scoring one).
     level_scores_ : list of float
-        Out-of-fold accuracy of every level grown, including discarded ones.
+        Out-of-fold (with ``out_of_bag``, out-of-bag) accuracy of every level grown, including
+        discarded ones.
     levels_ : list of :class:`~disdf.cascade.CascadeLevel`
         The kept levels, the first first: each level's forests, their fold models and tree weights.
     weights_ : list (level) of list (forest) of list (fold) of ndarray (T,)
@@ -218,6 +228,7 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
         bin_subsample: int | None = None,
         max_tree_samples: int | None = None,
         level_estimators: Sequence[tuple[str, Any]] | None = None,
+        out_of_bag: bool = False,
     ) -> None:
         self.n_trees = n_trees
         self.forests = forests
@@ -243,10 +254,15 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
         self.bin_subsample = bin_subsample
         self.max_tree_samples = max_tree_samples
         self.level_estimators = level_estimators
+        self.out_of_bag = out_of_bag
 
     __signature__ = constructor_signature(__init__)
 
     # ------------------------------------------------------------------ the task's hooks
+    @property
+    def _out_of_bag(self) -> bool:
+        return bool(self.out_of_bag)
+
     def _example_weights(self, y: np.ndarray, sample_weight: Any) -> np.ndarray | None:
         return example_weights(type(self).__name__, y, sample_weight, self.class_weight)
 

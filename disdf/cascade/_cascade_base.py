@@ -69,6 +69,8 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
 
     #: Dict parameters whose entries set_params sets one at a time (none by default; DisDF's options).
     _dict_parameters: ClassVar[dict[str, DictParameter]] = {}
+    #: Parameters of a sibling estimator that this one lacks, and why: refused by name (not a bare TypeError).
+    _absent_parameters: ClassVar[dict[str, str]] = {}
 
     def set_params(self, **params: Any) -> Any:
         """scikit-learn's ``set_params``, and ``name__key=value`` for a dict parameter (as
@@ -78,7 +80,7 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
         ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails. A DF21
         name is refused with its disdf equivalent."""
         owner = type(self).__name__
-        refuse_df21_names(owner, params)
+        refuse_df21_names(owner, params, self._absent_parameters)
         plain, entries = split_nested_params(
             owner, params, self._get_param_names(), self.get_params(deep=False), self._dict_parameters
         )
@@ -95,7 +97,7 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         # Before __init__, whose bare "unexpected keyword argument" would not say what to use instead.
-        refuse_df21_names(cls.__name__, kwargs)
+        refuse_df21_names(cls.__name__, kwargs, cls._absent_parameters)
         return super().__new__(cls)
 
     # ------------------------------------------------------------------ checks
@@ -152,8 +154,8 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
 
     @property
     def _out_of_bag(self) -> bool:
-        """Whether each level grows every forest once and holds out by bagging (the regressor's
-        ``out_of_bag``; :mod:`disdf.cascade._out_of_bag_levels`), not by K folds."""
+        """Whether each level grows every forest once and holds out by bagging (``out_of_bag``;
+        :mod:`disdf.cascade._out_of_bag_levels`), not by K folds."""
         return False
 
     def _forest_options(self) -> dict[str, Any]:

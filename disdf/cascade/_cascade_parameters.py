@@ -43,6 +43,7 @@ CASCADE_PARAMETERS: dict[str, Constraint] = {
     "fitted_levels_dir": LevelsFolder(),
     "predictor": Predictor(),
     "class_weight": ClassWeight(),
+    "out_of_bag": OutOfBag(),  # last: it reads n_folds, test_vectors, level_estimators and forests
 }
 
 #: The regressor's table: the same parameters but ``class_weight``, its forests of regression trees
@@ -52,5 +53,4 @@ REGRESSOR_PARAMETERS: dict[str, Constraint] = {
     "forests": ForestSpecs(regression=True),
     "predictor": Predictor(regressor=True),
     "level_estimators": LevelEstimators(regressor=True),
-    "out_of_bag": OutOfBag(),  # last: it reads n_folds, test_vectors, level_estimators and forests
 }

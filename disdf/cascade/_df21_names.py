@@ -4,7 +4,7 @@ passes ``n_estimators`` or ``max_layers`` learns what to write instead of readin
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 #: Each DF21 ``CascadeForestClassifier`` parameter disdf names otherwise, and what to use
 #: (docs/user_guide/from_df21.rst lists them all, with the shared names).
@@ -25,14 +25,17 @@ DF21_EQUIVALENTS: dict[str, str] = {
 }
 
 
-def refuse_df21_names(owner: str, names: Iterable[str]) -> None:
-    """A TypeError naming the first DF21 parameter among ``names`` and its disdf equivalent."""
+def refuse_df21_names(owner: str, names: Iterable[str], others: Mapping[str, str] | None = None) -> None:
+    """A TypeError naming the first DF21 parameter among ``names`` and its disdf equivalent, or the first
+    of ``others`` (a parameter this estimator lacks, though a sibling has it) and why."""
     for name in names:
         if name in DF21_EQUIVALENTS:
             raise TypeError(
                 f"{owner} has no parameter {name!r} (a DF21 name): use {DF21_EQUIVALENTS[name]}. "
                 "The parameter map: docs/user_guide/from_df21.rst"
             )
+        if others and name in others:
+            raise TypeError(f"{owner} has no parameter {name!r}: {others[name]}")
 
 
 def constructor_signature(init: Callable) -> inspect.Signature:

@@ -202,7 +202,11 @@ class DisDFClassifier(CascadeForestClassifier):
     #: The cascade's parameters, then DisDF's: the solver before the parameters that read it (its
     #: options, its fallback), tune before the grid it decides to read.
     _parameter_table: ClassVar[dict[str, Constraint]] = {
-        **CascadeForestClassifier._parameter_table,
+        **{
+            name: rule
+            for name, rule in CascadeForestClassifier._parameter_table.items()
+            if name != "out_of_bag"
+        },
         "solver": SolverName(),
         "max_pairs": MaxPairs(),
         "lambda_": LAMBDA,
@@ -299,6 +303,16 @@ class DisDFClassifier(CascadeForestClassifier):
         self.cross_fit_parts = cross_fit_parts
 
     __signature__ = constructor_signature(__init__)
+
+    _absent_parameters: ClassVar[dict[str, str]] = {
+        "out_of_bag": "DisDF fits each fold model's tree weights on that model's held-out examples, "
+        "eq. (70)-(72), and bagging leaves no such set (CascadeForestClassifier(out_of_bag=True) "
+        "grows DF21's out-of-bag levels)"
+    }
+
+    @property
+    def _out_of_bag(self) -> bool:
+        return False
 
     def fit(self, X, y, sample_weight=None) -> DisDFClassifier:
         """Grow the cascade level by level, each forest's tree weights from eq. (70)-(72), until the
@@ -465,6 +479,7 @@ def _with_cascade_parameters(doc: str) -> str:
     ``help(DisDFClassifier)`` and its API page list every parameter (``n_trees``, ``random_state``...)."""
     cascade = inspect.cleandoc(CascadeForestClassifier.__doc__ or "")
     block = cascade.split("Parameters\n----------\n", 1)[1].split("\n\nAttributes\n", 1)[0]
+    block = block.split("\nout_of_bag : ", 1)[0]  # the cascade's last parameter, which DisDF lacks
     own = inspect.cleandoc(doc)
     if CASCADE_PARAMETERS not in own:
         raise RuntimeError("DisDFClassifier's docstring lost the line that the cascade's parameters replace")

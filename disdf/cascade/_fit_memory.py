@@ -121,7 +121,7 @@ class FitShape:
     max_depth: int | None = None
     max_tree_samples: int | None = None  # each tree grows on at most this many examples
     regression: bool = False  # regression trees: a leaf row (n_classes = outputs) per leaf, no sharing
-    out_of_bag: bool = False  # one model per forest, on all n examples (the regressor's out_of_bag)
+    out_of_bag: bool = False  # one model per forest, on all n examples (out_of_bag=True)
 
 
 def different_class_pairs_per_fold(class_counts: np.ndarray, n_folds: int) -> int:
@@ -280,7 +280,7 @@ def estimator_fit_shape(estimator: Any, class_counts: np.ndarray, n_features: in
     return FitShape(
         int(counts.sum()), n_features, len(counts), e.n_trees, kinds, e.n_folds, e.max_levels,
         effective_n_jobs(e.n_jobs), e.augmentation, e.max_depth, getattr(e, "max_tree_samples", None),
-        getattr(e, "_regression", False), bool(getattr(e, "out_of_bag", False)),
+        getattr(e, "_regression", False), bool(getattr(e, "_out_of_bag", False)),
     )  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Levels of out-of-bag outputs (the regressor's ``out_of_bag=True``): what changes in the level loop.
+"""Levels of out-of-bag outputs (gcForest's and the regressor's ``out_of_bag=True``): what changes in the
+level loop.
 
 Each forest of a level is grown once, on all of the level's examples, every tree on a bootstrap sample
 (also the completely-random and extra-trees forests, which draw none by default), and an example's

@@ -64,6 +64,14 @@ class SklearnFoldModel:
         head.offsets = self.offsets[:n_trees]
         return head
 
+    def in_bag(self, n_rows: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
+        """(n_rows, T) booleans: whether each training example was drawn for each tree (scikit-learn's
+        ``estimators_samples_``; its draws do not read the weights, which only scale the counts)."""
+        mask = np.zeros((n_rows, self.n_trees), dtype=bool)
+        for t, drawn in enumerate(self.forest.estimators_samples_[: self.n_trees]):
+            mask[drawn, t] = True
+        return mask
+
     def feature_importances(self, w: np.ndarray | None = None) -> np.ndarray:
         """Impurity-based importances of the input features: with ``w`` None the forest's own
         ``feature_importances_`` (scikit-learn's); else its trees' ``feature_importances_`` averaged
@@ -114,14 +122,6 @@ class SklearnRegressionFoldModel(SklearnFoldModel):
         self.offsets = node_offsets(trees)
         self.table = np.ascontiguousarray(np.concatenate([tree.value[:, :, 0] for tree in trees]))
         self.n_classes = self.table.shape[1]
-
-    def in_bag(self, n_rows: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
-        """(n_rows, T) booleans: whether each training example was drawn for each tree (scikit-learn's
-        ``estimators_samples_``; its draws do not read the weights, which only scale the counts)."""
-        mask = np.zeros((n_rows, self.n_trees), dtype=bool)
-        for t, drawn in enumerate(self.forest.estimators_samples_[: self.n_trees]):
-            mask[drawn, t] = True
-        return mask
 
 
 def node_offsets(trees: list) -> np.ndarray:

@@ -6,7 +6,8 @@
 digits (a stratified 70/30 split, seed 0; ``bench_small_n_cost.dataset``) and the 20,000-row trial
 (``bench_defaults_repro.trial_data``: 20,000 training rows, 5,000 test rows). Our
 ``CascadeForestClassifier()`` and ``DisDFClassifier()`` (T = 100, ``n_jobs=2``; ``*_refit``: with
-``test_vectors="refit"``, one model per forest for prediction, as DF21) are each fitted in a
+``test_vectors="refit"``, one model per forest for prediction, as DF21; ``gcforest_out_of_bag``:
+``out_of_bag=True``, DF21's levels, each forest grown once and held out by bagging) are each fitted in a
 fresh process after a small warm-up fit, then ``predict(X_test)`` is timed three times (the first
 call included) and the best kept; DF21 (native mode, 2 + 2 forests of 100 trees, ``n_jobs=2``) runs
 in its own venv (``make bench-df21`` creates it; ``--df21-python``) through ``bench_df21.py --npz
@@ -34,7 +35,7 @@ from scripts.bench.bench_small_n_cost import dataset
 from scripts.bench_output import add_record_flag, bench_output, write_csv
 
 PROBLEMS = ("breast_cancer", "digits", "trial_20000")
-METHODS = ("gcforest", "disdf", "gcforest_refit", "disdf_refit")
+METHODS = ("gcforest", "disdf", "gcforest_refit", "disdf_refit", "gcforest_out_of_bag")
 REPEATS = 3
 
 
@@ -52,6 +53,8 @@ def ours(problem: str, method: str) -> dict:
     estimator = cls(n_trees=100, n_jobs=2, random_state=0)
     if method.endswith("_refit"):  # one model per forest for prediction, as DF21
         estimator.set_params(test_vectors="refit")
+    if method.endswith("_out_of_bag"):  # DF21's levels: one forest per kind, held out by bagging
+        estimator.set_params(out_of_bag=True)
     warm_up(estimator, X_train, y_train, X_test)
     start = time.perf_counter()
     estimator.fit(X_train, y_train)

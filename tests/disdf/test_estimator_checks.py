@@ -45,6 +45,7 @@ def expected_failures(estimator) -> dict[str, str]:
         CascadeForestClassifier(n_trees=10, engine="sklearn"),
         DisDFClassifier(n_trees=10, engine="sklearn"),
         CascadeForestClassifier(n_trees=10, engine="fast"),
+        CascadeForestClassifier(n_trees=10, engine="fast", out_of_bag=True),
         DisDFClassifier(n_trees=10, engine="fast"),
         CascadeForestRegressor(n_trees=10, engine="sklearn"),
         CascadeForestRegressor(n_trees=10, engine="fast"),

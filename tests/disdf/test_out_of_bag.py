@@ -1,9 +1,10 @@
-"""The regressor's out-of-bag levels (``out_of_bag=True``): the bags, the held-out means, the level loop."""
+"""Out-of-bag levels (``out_of_bag=True``) of the gcForest classifier and the regressor: the bags, the
+held-out means, the level loop; DisDF has none."""
 
 import numpy as np
 import pytest
 
-from disdf import CascadeForestRegressor, InvalidParameterError
+from disdf import CascadeForestClassifier, CascadeForestRegressor, DisDFClassifier, InvalidParameterError
 from disdf.cascade._fit_memory import estimator_fit_memory
 from disdf.forests._out_of_bag import OutOfBagLeaves, in_bag_by_group
 from disdf.forests._specs import _fast_params, fit_fold_model
@@ -42,6 +43,29 @@ def test_in_bag_is_what_each_tree_trained_on(engine, kind):
     else:
         np.testing.assert_array_equal(in_bag, own_target)
     assert 0.25 < 1 - in_bag.mean() < 0.5  # about (1 - 1/n)^n of the examples out of each bag
+
+
+@pytest.mark.filterwarnings("ignore:The number of unique classes:UserWarning")  # scikit-learn's: 150 classes
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kind", ["random_forest", "extra_trees", "completely_random"])
+def test_a_classification_forest_s_in_bag_is_what_each_tree_trained_on(engine, kind):
+    """Every example its own class: a fully grown tree gives an example its own class with probability 1
+    exactly when it drew it (no other example has that class), tree by tree, with sample weights."""
+    X, _ = distinct_data(n=150)
+    y = np.arange(150)
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, size=len(y))
+    model = fit_fold_model(
+        kind, {"bootstrap": True}, engine, X, y, n_classes=len(y), n_trees=20, random_state=3,
+        tree_params={}, sample_weight=weights,
+    )  # fmt: skip
+    in_bag = model.in_bag(len(y), weights)
+    own_class = model.probabilities(X)[np.arange(len(y)), :, y] == 1.0
+    if engine == "sklearn" and kind != "random_forest":  # impure leaves of the random splitter (above)
+        assert not (own_class & ~in_bag).any()
+        assert own_class.sum() > 0.97 * in_bag.sum()
+    else:
+        np.testing.assert_array_equal(in_bag, own_class)
+    assert 0.25 < 1 - in_bag.mean() < 0.5
 
 
 def test_a_forest_without_bootstrap_has_everything_in_bag():
@@ -105,16 +129,55 @@ def test_level_outputs_are_the_out_of_bag_means_of_each_forest(engine):
         np.testing.assert_allclose(model.transform(X[:5])[:, m], per_tree[:5].mean(axis=1))
 
 
-def test_out_of_bag_levels_grow_a_third_of_the_trees_and_do_not_depend_on_n_jobs():
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_classifier_s_level_vectors_are_the_out_of_bag_means_of_each_forest(engine):
+    """The classifier's training class vectors, forest by forest: the mean of the class distributions of
+    the trees that left each example out; a new example's, the mean of all the forest's trees."""
+    X, target = distinct_data(n=200)
+    y = (target > 100).astype(int) + (target > 150)
+    model = CascadeForestClassifier(
+        n_trees=15, forests=DF21_LEVEL, engine=engine, max_levels=1, random_state=0, out_of_bag=True
+    )
+    training_vectors = model.fit_transform(X, y).reshape(200, 4, 3)
+    for m, forest in enumerate(model.levels_[0].forests):
+        (fold_model,) = forest.models
+        left_out = ~fold_model.in_bag(len(y))
+        per_tree = fold_model.probabilities(X)
+        covered = left_out.any(axis=1)
+        expected = np.einsum("itc,it->ic", per_tree, left_out)[covered] / left_out.sum(axis=1)[covered, None]
+        np.testing.assert_allclose(training_vectors[covered, m], expected)
+        np.testing.assert_allclose(model.transform(X[:5]).reshape(5, 4, 3)[:, m], per_tree[:5].mean(axis=1))
+    assert model.level_scores_[0] == pytest.approx(
+        np.mean(training_vectors.sum(axis=1).argmax(axis=1) == y)
+    )  # the level's score: the out-of-bag accuracy
+
+
+@pytest.mark.parametrize("estimator", [CascadeForestRegressor, CascadeForestClassifier])
+def test_out_of_bag_levels_grow_a_third_of_the_trees_and_do_not_depend_on_n_jobs(estimator):
     X, y = distinct_data(n=400, d=5)
-    fits = [
-        CascadeForestRegressor(n_trees=10, random_state=2, out_of_bag=True, n_jobs=jobs).fit(X, y)
-        for jobs in (1, 2)
-    ]
+    if estimator is CascadeForestClassifier:
+        y = (y > 200).astype(int)
+    fits = [estimator(n_trees=10, random_state=2, out_of_bag=True, n_jobs=jobs).fit(X, y) for jobs in (1, 2)]
     np.testing.assert_array_equal(fits[0].predict(X), fits[1].predict(X))
     assert fits[0].level_scores_ == fits[1].level_scores_
     assert all(len(forest.models) == 1 for level in fits[0].levels_ for forest in level.forests)
     assert fits[0].score(X, y) > 0.5
+
+
+def test_disdf_has_no_out_of_bag_levels_and_says_why():
+    """DisDF's weights are fitted on each fold model's held-out examples: out_of_bag is refused by name
+    (constructor and set_params), and neither its parameters nor its docstring list it."""
+    for make in (
+        lambda: DisDFClassifier(out_of_bag=True),
+        lambda: DisDFClassifier().set_params(out_of_bag=True),
+    ):
+        with pytest.raises(
+            TypeError, match=r"no parameter 'out_of_bag'.*CascadeForestClassifier\(out_of_bag=True\)"
+        ):
+            make()
+    assert "out_of_bag" not in DisDFClassifier().get_params()
+    assert "out_of_bag" not in (DisDFClassifier.__doc__ or "")
+    assert "out_of_bag : bool" in (CascadeForestClassifier.__doc__ or "")
 
 
 @pytest.mark.parametrize(
@@ -125,12 +188,14 @@ def test_out_of_bag_levels_grow_a_third_of_the_trees_and_do_not_depend_on_n_jobs
         ({"forests": [{"kind": "extra_trees", "bootstrap": False}]}, "bootstrap=False"),
     ],
 )
-def test_settings_out_of_bag_cannot_honour_are_refused_before_work(setting, named):
+@pytest.mark.parametrize("estimator", [CascadeForestRegressor, CascadeForestClassifier])
+def test_settings_out_of_bag_cannot_honour_are_refused_before_work(setting, named, estimator):
     X, y = distinct_data(n=30)
+    y = y if estimator is CascadeForestRegressor else (y > 15).astype(int)
     with pytest.raises(InvalidParameterError, match=rf"out_of_bag=True.*{named}"):
-        CascadeForestRegressor(out_of_bag=True, **setting).fit(X, y)
+        estimator(out_of_bag=True, **setting).fit(X, y)
     with pytest.raises(InvalidParameterError, match="out_of_bag must be True or False"):
-        CascadeForestRegressor(out_of_bag="yes").fit(X, y)
+        estimator(out_of_bag="yes").fit(X, y)
 
 
 def test_level_members_are_refused_out_of_bag():
@@ -141,11 +206,12 @@ def test_level_members_are_refused_out_of_bag():
         CascadeForestRegressor(out_of_bag=True, level_estimators=[("ridge", Ridge())]).fit(X, y)
 
 
-def test_the_memory_check_counts_one_forest_per_kind_on_all_examples():
+@pytest.mark.parametrize(
+    "estimator, counts",
+    [(CascadeForestRegressor, np.array([9000])), (CascadeForestClassifier, np.array([3000, 3000, 3000]))],
+)
+def test_the_memory_check_counts_one_forest_per_kind_on_all_examples(estimator, counts):
     """Out of bag a level holds M forests on n examples, not M x 3 on 2n/3: half the trees' nodes."""
-    kfold, bagged = (
-        estimator_fit_memory(CascadeForestRegressor(out_of_bag=flag), np.array([9000]), 10)
-        for flag in (False, True)
-    )
+    kfold, bagged = (estimator_fit_memory(estimator(out_of_bag=flag), counts, 10) for flag in (False, True))
     assert bagged.trees == pytest.approx(kfold.trees / 2, rel=1e-3)
     assert bagged.held_out_leaves == pytest.approx(kfold.held_out_leaves * 5 / 4)

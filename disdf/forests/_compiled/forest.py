@@ -192,6 +192,17 @@ class FastForest:
         self._compact(feature, threshold, left, right)
         return self
 
+    def in_bag(self, n_rows: int, sample_weight: np.ndarray | None = None) -> np.ndarray:
+        """(n_rows, T) booleans: whether each of the forest's n_rows training examples is in each tree's
+        sample (``sample_weight``: the weights of those examples it grew with, None: none); the draws
+        of :meth:`fit` made again (:func:`~disdf.forests._compiled.kernels.in_bag`)."""
+        import disdf.forests._compiled.kernels as kernels
+
+        p = self.params
+        max_samples = 0 if p.max_tree_samples is None else p.max_tree_samples
+        weights = _row_weights(sample_weight, None, n_rows)
+        return kernels.in_bag(self.seed, self.n_trees, weights, n_rows, p.bootstrap, max_samples)
+
     def _compact(self, feature, threshold, left, right) -> None:
         """Keep the nodes in 10 bytes instead of 28: features int16 (below 32,768 features), thresholds
         float32, each rounded down to the largest float32 not above it, and child codes relative to

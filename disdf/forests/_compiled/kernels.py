@@ -268,6 +268,21 @@ def tree_sample_counts(seed, tree, n, bootstrap, max_samples):
 
 
 @nb.njit(cache=True, nogil=True)
+def in_bag(seed, n_trees, sample_weight, n, bootstrap, max_samples):
+    """(n, n_trees) booleans: whether example i is in the sample of tree t of the forest seeded ``seed``
+    (a weight above 0 there), the draws of :func:`grow_forest` with the same ``sample_weight`` (empty:
+    none), ``bootstrap`` and ``max_samples`` made again from (seed, t): a forest's out-of-bag examples."""
+    draws = _n_draws(n, max_samples)
+    cumulative = np.cumsum(sample_weight)
+    mask = np.zeros((n, n_trees), dtype=np.bool_)
+    for t in range(n_trees):
+        weight = _tree_sample_weights(tree_stream(seed, t), sample_weight, cumulative, n, bootstrap, draws)
+        for i in range(n):
+            mask[i, t] = weight[i] > 0.0
+    return mask
+
+
+@nb.njit(cache=True, nogil=True)
 def _n_draws(n, max_samples):
     """The examples a tree draws: n, or at most ``max_samples`` (> 0) of them."""
     return n if max_samples <= 0 else min(n, max_samples)
