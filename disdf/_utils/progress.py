@@ -75,6 +75,7 @@ class FitProgress:
     verbose: int
     max_levels: int = 0
     score_name: str = "accuracy"  # the level score's name: the regressor's is R^2
+    held_out: str = "out-of-fold"  # whose vectors it scores: "out-of-bag" with out_of_bag=True
     started: float = field(default_factory=time.perf_counter)
     level_started: float = field(default_factory=time.perf_counter)
     _stack: ExitStack = field(default_factory=ExitStack)
@@ -102,24 +103,25 @@ class FitProgress:
     def forest(self, level: int, position: int, kind: str, score: float) -> None:
         if self.verbose >= 2:
             LOGGER.info(
-                "[%s] level %d, forest %d (%s): out-of-fold %s %.4f",
-                self.owner, level + 1, position + 1, kind, self.score_name, score,
+                "[%s] level %d, forest %d (%s): %s %s %.4f",
+                self.owner, level + 1, position + 1, kind, self.held_out, self.score_name, score,
             )  # fmt: skip
 
     def stopped(self, kept: int, score: float, reason: str) -> None:
         """The level kept and why the fit stopped growing (``verbose >= 1``)."""
         if self.verbose >= 1:
             LOGGER.info(
-                "[%s] kept level %d (out-of-fold %s %.4f); stopped: %s",
-                self.owner, kept, self.score_name, score, reason,
+                "[%s] kept level %d (%s %s %.4f); stopped: %s",
+                self.owner, kept, self.held_out, self.score_name, score, reason,
             )  # fmt: skip
 
     def level(self, level: int, score: float) -> None:
         if self.verbose >= 1:
             now = time.perf_counter()
             LOGGER.info(
-                "[%s] level %d: out-of-fold %s %.4f, %.1f s (elapsed %.1f s), peak memory %.2f GiB",
-                self.owner, level + 1, self.score_name, score, now - self.level_started, now - self.started,
+                "[%s] level %d: %s %s %.4f, %.1f s (elapsed %.1f s), peak memory %.2f GiB",
+                self.owner, level + 1, self.held_out, self.score_name, score, now - self.level_started,
+                now - self.started,
                 peak_memory_gib(),
             )  # fmt: skip
         if self._bar is not None:

@@ -138,10 +138,11 @@ class CascadeForestClassifier(PairDistances, ClassifierMixin, _CascadeBase):
         on all the level's examples, each tree on a bootstrap sample (the completely-random
         forests' too), and an example's vector joining the next level the mean of the trees whose
         sample left it (and its copies) out. A third of the trees of ``n_folds=3``, each on all the
-        examples: fit and prediction cost about a third (results/PERFORMANCE.md). Not the paper's
-        cross-validated class vectors; ``n_folds`` is then not read, and ``test_vectors`` and
-        ``level_estimators`` keep their defaults. DisDF has no such option: its tree weights are
-        fitted on each fold model's held-out examples, eq. (70)-(72).
+        examples: prediction costs about a third, the fit less by an amount that depends on the data
+        (results/bench/predict_df21.csv). Not the paper's cross-validated class vectors; ``n_folds``
+        is then not read, and ``test_vectors`` and ``level_estimators`` keep their defaults. DisDF
+        has no such option: its tree weights are fitted on each fold model's held-out examples,
+        eq. (70)-(72).
 
     Attributes
     ----------

@@ -249,10 +249,11 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
         levels: list[CascadeLevel] = []
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
-        stopping = StoppingRule(self.tol, self.patience, self.max_levels)
+        held_out = "out-of-bag" if self._out_of_bag else "out-of-fold"
+        stopping = StoppingRule(self.tol, self.patience, self.max_levels, held_out)
         copies = self._copies_of(X)  # once per fit: every level groups the same rows of X
         with FitProgress(
-            type(self).__name__, int(self.verbose), self.max_levels, self._score_name
+            type(self).__name__, int(self.verbose), self.max_levels, self._score_name, held_out
         ) as progress:
             for level_index in range(self.max_levels):
                 progress.start_level()

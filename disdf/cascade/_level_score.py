@@ -39,6 +39,7 @@ class StoppingRule:
     tol: float
     patience: int
     max_levels: int
+    held_out: str = "out-of-fold"  # whose vectors the scores are of: "out-of-bag" with out_of_bag=True
     best: float = -np.inf
     stalled: int = 0
     kept: int = 0
@@ -52,12 +53,12 @@ class StoppingRule:
             self.stalled += 1
             if self.stalled >= self.patience:
                 self.reason = (
-                    f"{self.stalled} level(s) without an out-of-fold gain over {self.best:.4f} + tol "
+                    f"{self.stalled} level(s) without an {self.held_out} gain over {self.best:.4f} + tol "
                     f"(patience={self.patience})"
                 )
                 return True
         if score == 1.0:
-            self.reason = "out-of-fold score 1.0: nothing left to improve"
+            self.reason = f"{self.held_out} score 1.0: nothing left to improve"
             return True
         if level_index + 1 == self.max_levels:
             self.reason = f"max_levels={self.max_levels} reached"

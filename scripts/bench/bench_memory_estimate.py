@@ -9,7 +9,8 @@ like the trial that was killed at 21 GiB (20 features, 10 informative and 5 redu
 with their defaults at T = 100 (DisDF's solver ``frank_wolfe_away`` on at most 5,000 drawn pairs
 per fold model), ``n_jobs`` 1 and 2, levels in memory and on disk; and DisDF with every other solver
 (``frank_wolfe``, ``qp``, ``uniform``, ``stochastic_frank_wolfe``) and with every pair
-(``max_pairs=None``, up to the n whose pair rows fit) at ``n_jobs=2``.
+(``max_pairs=None``, up to the n whose pair rows fit) at ``n_jobs=2``; and gcForest's out-of-bag
+levels (``gcforest_out_of_bag``: ``out_of_bag=True``) at ``n_jobs`` 1 and 2.
 
 Each fit runs in a fresh process after a small warm-up fit (compiled code compiled or read from
 numba's cache), and its peak resident memory (``ru_maxrss``: the process, the data, the fit) is
@@ -70,6 +71,8 @@ def grid(sizes: tuple[int, ...]) -> list[dict]:
             rows.append(fit_row("disdf", n, 2, solver, "auto", "memory"))
         if n <= EVERY_PAIR_MAX_N:
             rows.append(fit_row("disdf", n, 2, "frank_wolfe_away", "None", "memory"))
+        for n_jobs in (1, 2):
+            rows.append(fit_row("gcforest_out_of_bag", n, n_jobs, "", "auto", "memory"))
     return rows
 
 
@@ -95,8 +98,8 @@ def estimator(row: dict, folder: str | None):
     params = {"n_trees": 100, "n_jobs": row["n_jobs"], "random_state": 0}
     if row["keep_fitted_levels"] == "disk":
         params |= {"keep_fitted_levels": "disk", "fitted_levels_dir": folder}
-    if row["method"] == "gcforest":
-        return CascadeForestClassifier(**params)
+    if row["method"].startswith("gcforest"):
+        return CascadeForestClassifier(**params, out_of_bag=row["method"] == "gcforest_out_of_bag")
     max_pairs = None if row["max_pairs"] == "None" else "auto"
     return DisDFClassifier(**params, solver=row["solver"], max_pairs=max_pairs)
 

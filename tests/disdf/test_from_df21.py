@@ -74,3 +74,13 @@ def test_verbose_names_the_level_kept_and_why_the_fit_stopped(settings, reason, 
         model = CascadeForestClassifier(n_trees=5, random_state=0, verbose=1, **settings).fit(X, y)
     (line,) = [r.getMessage() for r in caplog.records if "stopped:" in r.getMessage()]
     assert f"kept level {model.n_levels_} " in line and reason in line
+
+
+def test_verbose_says_out_of_bag_when_the_levels_hold_out_by_bagging(caplog):
+    with caplog.at_level(logging.INFO, logger="disdf"):
+        CascadeForestClassifier(n_trees=5, random_state=0, verbose=1, out_of_bag=True, tol=0.5).fit(X, y)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("level 1: out-of-bag accuracy" in m for m in messages)
+    kept = [m for m in messages if "kept level 1 (out-of-bag accuracy" in m]
+    assert len(kept) == 1 and "without an out-of-bag gain" in kept[0]
+    assert not any("out-of-fold" in m for m in messages)
