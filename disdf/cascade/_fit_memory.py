@@ -23,13 +23,17 @@ M forests of T trees and K folds:
   ``max_tree_samples``) taking :func:`nodes_per_example` m nodes (measured on MNIST, 40,000 images:
   completely-random trees 0.55 m, random forests on bootstraps 0.09 m) in the first level and
   :data:`LATER_LEVEL_NODES` of that in each later one, for every level the cascade may keep
-  (``max_levels``), or one with ``keep_fitted_levels="disk"``.
+  (``max_levels``), or one with ``keep_fitted_levels="disk"``. Out of bag (``out_of_bag=True``) a
+  forest is one model on all n examples, and a kind without a bootstrap of its own grows on a
+  bootstrap's distinct examples, :data:`BOOTSTRAP_DISTINCT_SHARE` of them.
 
 The job's growing nodes and the later levels' share were added on 2026-11-28, after the memory grid
 (``results/bench/memory_estimate.csv``) showed the estimate 1.30-1.43 times the peak with one job at
 60,000 rows and 0.69 in disk mode; ``max_tree_samples`` was read from then on too, after the
 scale benchmark's capped fits showed it ignored (``results/bench/memory_estimate_holdout.csv``
-tests the revised model on those fits). The rows of both files name the model that estimated them.
+tests the revised model on those fits). The bootstrap's share out of bag was added on 2026-11-29,
+after the grid's out-of-bag rows showed 1.46-1.62 at 60,000 rows (1.03-1.29 with it). The rows of
+both files name the model that estimated them.
 
 The available memory is the system's (``MemAvailable``) unless the environment
 variable :data:`LIMIT_VARIABLE` sets it (bytes, or with a K, M or G suffix).
@@ -140,7 +144,20 @@ def nodes_per_example(kind: str, regression: bool = False) -> float:
     return forest_kind.regression_nodes_per_example if regression else forest_kind.nodes_per_example
 
 
-def nodes_per_tree(kind: str, n_train: int, max_depth: int | None, regression: bool = False) -> float:
+#: The share of n examples a bootstrap of n draws holds, 1 - 1/e for large n: out of bag, a kind that
+#: draws no bootstrap by default (completely-random, extra trees) grows on that many distinct examples,
+#: and so has that share of its nodes (measured on the memory grid's data at 20,000 rows: 0.64 for
+#: completely-random trees; the random forest's coefficient already counts its bootstrap).
+BOOTSTRAP_DISTINCT_SHARE = 1 - math.exp(-1)
+
+
+def distinct_share(kind: str, out_of_bag: bool) -> float:
+    """The share of a tree's drawn examples that are distinct, against its kind's fold-model trees."""
+    forest_kind = FOREST_KINDS.get(kind)
+    return BOOTSTRAP_DISTINCT_SHARE if out_of_bag and forest_kind and not forest_kind.bootstrap else 1.0
+
+
+def nodes_per_tree(kind: str, n_train: float, max_depth: int | None, regression: bool = False) -> float:
     """Estimated nodes of one tree of the kind on n_train examples (fewer than n_train in any tree); none
     for a level member."""
     if kind == MEMBER_KIND:
@@ -177,7 +194,10 @@ def fit_memory(
     value_bytes = 4 if n_train * width >= FLOAT32_GROWTH_VALUES else 8
     tasks = max(1, min(s.n_jobs, n_forests * models))
     tree_rows = n_train if s.max_tree_samples is None else min(n_train, s.max_tree_samples)
-    tree_nodes = {kind: nodes_per_tree(kind, tree_rows, s.max_depth, s.regression) for kind in s.kinds}
+    tree_nodes = {
+        kind: nodes_per_tree(kind, tree_rows * distinct_share(kind, s.out_of_bag), s.max_depth, s.regression)
+        for kind in s.kinds
+    }
     # a regression tree's every leaf has its own row of n_outputs means (about one leaf per node)
     node_bytes = NODE_BYTES + (8 * s.n_classes if s.regression else 0)
     later_share = 1.0 if s.regression else LATER_LEVEL_NODES  # a leaf per example at every level

@@ -7,7 +7,7 @@ import pytest
 from disdf import CascadeForestClassifier, CascadeForestRegressor, DisDFClassifier, InvalidParameterError
 from disdf.cascade._fit_memory import estimator_fit_memory
 from disdf.forests._out_of_bag import OutOfBagLeaves, in_bag_by_group
-from disdf.forests._specs import _fast_params, fit_fold_model
+from disdf.forests._specs import FOREST_KINDS, _fast_params, fit_fold_model
 from disdf.forests._tree_leaves import TreeLeaves
 
 ENGINES = ["fast", "binned", "sklearn"]
@@ -211,7 +211,19 @@ def test_level_members_are_refused_out_of_bag():
     [(CascadeForestRegressor, np.array([9000])), (CascadeForestClassifier, np.array([3000, 3000, 3000]))],
 )
 def test_the_memory_check_counts_one_forest_per_kind_on_all_examples(estimator, counts):
-    """Out of bag a level holds M forests on n examples, not M x 3 on 2n/3: half the trees' nodes."""
+    """Out of bag a level holds M forests on n examples, not M x 3 on 2n/3: half the trees' rows; and a
+    kind without a bootstrap of its own (completely random) then grows on a bootstrap's distinct
+    examples, 1 - 1/e of them, so it has that share of its nodes."""
     kfold, bagged = (estimator_fit_memory(estimator(out_of_bag=flag), counts, 10) for flag in (False, True))
-    assert bagged.trees == pytest.approx(kfold.trees / 2, rel=1e-3)
+    regression = estimator is CascadeForestRegressor
+    coefficients = {
+        kind: FOREST_KINDS[kind].regression_nodes_per_example
+        if regression
+        else FOREST_KINDS[kind].nodes_per_example
+        for kind in ("completely_random", "random_forest")
+    }
+    shrink = (coefficients["completely_random"] * (1 - np.exp(-1)) + coefficients["random_forest"]) / sum(
+        coefficients.values()
+    )
+    assert bagged.trees == pytest.approx(kfold.trees / 2 * shrink, rel=1e-3)
     assert bagged.held_out_leaves == pytest.approx(kfold.held_out_leaves * 5 / 4)
