@@ -41,7 +41,7 @@ from disdf._utils.sample_weights import check_fold_weights
 from disdf._utils.tree_weights import uniform_weights
 from disdf.cascade._cascade_level import CascadeLevel
 from disdf.cascade._cascade_parameters import CASCADE_PARAMETERS
-from disdf.cascade._df21_names import refuse_df21_names
+from disdf.cascade._df21_names import refuse_absent_parameters
 from disdf.cascade._fit_inputs import FitInputs
 from disdf.cascade._fit_memory import check_estimator_memory
 from disdf.cascade._fitted_levels import FitFolder, new_fit_folder, release_level, store_level
@@ -80,7 +80,7 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
         ``set_params`` on the value: an AttributeError on None). Nothing changes if one fails. A DF21
         name is refused with its disdf equivalent."""
         owner = type(self).__name__
-        refuse_df21_names(owner, params, self._absent_parameters)
+        refuse_absent_parameters(owner, params, self._absent_parameters)
         plain, entries = split_nested_params(
             owner, params, self._get_param_names(), self.get_params(deep=False), self._dict_parameters
         )
@@ -97,7 +97,7 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         # Before __init__, whose bare "unexpected keyword argument" would not say what to use instead.
-        refuse_df21_names(cls.__name__, kwargs, cls._absent_parameters)
+        refuse_absent_parameters(cls.__name__, kwargs, cls._absent_parameters)
         return super().__new__(cls)
 
     # ------------------------------------------------------------------ checks
@@ -157,6 +157,11 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
         """Whether each level grows every forest once and holds out by bagging (``out_of_bag``;
         :mod:`disdf.cascade._out_of_bag_levels`), not by K folds."""
         return False
+
+    @property
+    def _held_out(self) -> str:
+        """Whose vectors the level scores are of, as the progress lines and the stopping reason say."""
+        return "out-of-bag" if self._out_of_bag else "out-of-fold"
 
     def _forest_options(self) -> dict[str, Any]:
         """What every fold model grows from beyond the trees' parameters: its vectors' columns, its task."""
@@ -249,11 +254,10 @@ class _CascadeBase(VersionedPickle, TransformerMixin, BaseEstimator):
         levels: list[CascadeLevel] = []
         scores: list[float] = []
         previous_vectors: list[np.ndarray] = []
-        held_out = "out-of-bag" if self._out_of_bag else "out-of-fold"
-        stopping = StoppingRule(self.tol, self.patience, self.max_levels, held_out)
+        stopping = StoppingRule(self.tol, self.patience, self.max_levels, self._held_out)
         copies = self._copies_of(X)  # once per fit: every level groups the same rows of X
         with FitProgress(
-            type(self).__name__, int(self.verbose), self.max_levels, self._score_name, held_out
+            type(self).__name__, int(self.verbose), self.max_levels, self._score_name, self._held_out
         ) as progress:
             for level_index in range(self.max_levels):
                 progress.start_level()

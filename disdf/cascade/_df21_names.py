@@ -25,7 +25,9 @@ DF21_EQUIVALENTS: dict[str, str] = {
 }
 
 
-def refuse_df21_names(owner: str, names: Iterable[str], others: Mapping[str, str] | None = None) -> None:
+def refuse_absent_parameters(
+    owner: str, names: Iterable[str], others: Mapping[str, str] | None = None
+) -> None:
     """A TypeError naming the first DF21 parameter among ``names`` and its disdf equivalent, or the first
     of ``others`` (a parameter this estimator lacks, though a sibling has it) and why."""
     for name in names:

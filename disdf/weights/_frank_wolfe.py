@@ -88,7 +88,7 @@ def support_newton_target(
         system = q_as.T @ q_as
         system[np.diag_indices_from(system)] += c
         try:
-            solved = scipy.linalg.solve(system, rhs, assume_a="pos")
+            solved = _solve_positive_definite(system, rhs)
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
             # Singular only when some pi_t + lambda = 0 (lambda = 0 and a tree
             # that never separates a same-class pair); any solution will do.
