@@ -46,10 +46,10 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
     and its weight options) and in what decides the later levels, but must
     agree on the parameters that decide level 1's trees (``forests``, ``n_folds``,
     ``max_depth``, ``min_samples_split``, ``min_samples_leaf``, ``engine``, ``n_bins``,
-    ``bin_subsample``, ``max_tree_samples``, ``random_state``, ``class_weight``), with an
-    integer ``random_state``. Each is then fitted exactly as its own ``fit`` would fit it;
-    level 1 is grown once, with the largest ``n_trees``, and each estimator reads its first
-    ``n_trees`` trees of every forest.
+    ``bin_subsample``, ``max_tree_samples``, ``random_state``, ``class_weight``, and whether the
+    levels hold out by folds or out of bag: ``out_of_bag``), with an integer ``random_state``.
+    Each is then fitted exactly as its own ``fit`` would fit it; level 1 is grown once, with the
+    largest ``n_trees``, and each estimator reads its first ``n_trees`` trees of every forest.
 
     Parameters
     ----------
@@ -85,6 +85,8 @@ def fit_sharing_first_level(estimators: Sequence[CascadeForestClassifier], X, y)
     for position, estimator in enumerate(estimators):
         params = estimator.get_params()
         differing = [name for name in LEVEL_ONE_PARAMS if params[name] != reference[name]]
+        if estimator._out_of_bag != estimators[0]._out_of_bag:  # DisDF has no out_of_bag: folds only
+            differing.append("out_of_bag")
         if differing:
             raise ValueError(
                 f"estimators[{position}] differs from estimators[0] in {differing}, "

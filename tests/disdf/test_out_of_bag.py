@@ -227,3 +227,27 @@ def test_the_memory_check_counts_one_forest_per_kind_on_all_examples(estimator, 
     )
     assert bagged.trees == pytest.approx(kfold.trees / 2 * shrink, rel=1e-3)
     assert bagged.held_out_leaves == pytest.approx(kfold.held_out_leaves * 5 / 4)
+
+
+def test_out_of_bag_cascades_share_their_first_level_and_refuse_folds_beside_them():
+    """fit_sharing_first_level: out-of-bag gcForests of other T are fitted as their own fit fits them; an
+    out-of-bag level beside a fold-held one (DisDF's or gcForest's) is refused, naming out_of_bag."""
+    from disdf.cascade import fit_sharing_first_level
+
+    X, target = distinct_data(n=240)
+    y = (target > 120).astype(int)
+    shared = fit_sharing_first_level(
+        [CascadeForestClassifier(n_trees=n, random_state=0, out_of_bag=True) for n in (12, 7)], X, y
+    )
+    for model in shared:
+        own = CascadeForestClassifier(n_trees=model.n_trees, random_state=0, out_of_bag=True).fit(X, y)
+        assert model.level_scores_ == own.level_scores_
+        np.testing.assert_array_equal(model.predict_proba(X[:50]), own.predict_proba(X[:50]))
+    for others in (
+        DisDFClassifier(n_trees=5, random_state=0),
+        CascadeForestClassifier(n_trees=5, random_state=0),
+    ):
+        with pytest.raises(ValueError, match=r"estimators\[1\] differs .* \['out_of_bag'\]"):
+            fit_sharing_first_level(
+                [CascadeForestClassifier(n_trees=5, random_state=0, out_of_bag=True), others], X, y
+            )
