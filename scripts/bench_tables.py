@@ -43,6 +43,7 @@ BENCH_TABLES: dict[str, tuple[str, ...]] = {
     "mnist_full_disk": ("method",),
     "ours_vs_df21_10000": ("method",),
     "ours_vs_df21_60000": ("method",),
+    "out_of_bag_accuracy": ("regime", "dataset", "N"),
     "pair_draws": ("part", "max_pairs", "dataset", "N", "method"),
     "predict_df21": ("problem", "method"),
     "predictor": ("table", "split", "predictor", "contrast"),
