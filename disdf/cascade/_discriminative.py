@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
@@ -45,6 +46,13 @@ class SolverFallbackWarning(UserWarning):
 DEFAULT_TUNE_GRID: dict[str, tuple[float, ...]] = {
     "lambda_": (0.1, 1.0, 10.0, 100.0, 1000.0),
     "tau": (0.5, 1.0, 1.5),
+}
+
+#: The cascade's parameters DisDF lacks, and why.
+ABSENT_CASCADE_PARAMETERS: dict[str, str] = {
+    "out_of_bag": "DisDF fits each fold model's tree weights on that model's held-out examples, "
+    "eq. (70)-(72), and bagging leaves no such set (CascadeForestClassifier(out_of_bag=True) "
+    "grows DF21's out-of-bag levels)"
 }
 
 
@@ -199,13 +207,16 @@ class DisDFClassifier(CascadeForestClassifier):
     True
     """
 
+    #: The cascade's parameters DisDF lacks, and why (refused by name; its table and docstring omit them).
+    _absent_parameters: ClassVar[dict[str, str]] = ABSENT_CASCADE_PARAMETERS
+
     #: The cascade's parameters, then DisDF's: the solver before the parameters that read it (its
     #: options, its fallback), tune before the grid it decides to read.
     _parameter_table: ClassVar[dict[str, Constraint]] = {
         **{
             name: rule
             for name, rule in CascadeForestClassifier._parameter_table.items()
-            if name != "out_of_bag"
+            if name not in ABSENT_CASCADE_PARAMETERS
         },
         "solver": SolverName(),
         "max_pairs": MaxPairs(),
@@ -303,12 +314,6 @@ class DisDFClassifier(CascadeForestClassifier):
         self.cross_fit_parts = cross_fit_parts
 
     __signature__ = constructor_signature(__init__)
-
-    _absent_parameters: ClassVar[dict[str, str]] = {
-        "out_of_bag": "DisDF fits each fold model's tree weights on that model's held-out examples, "
-        "eq. (70)-(72), and bagging leaves no such set (CascadeForestClassifier(out_of_bag=True) "
-        "grows DF21's out-of-bag levels)"
-    }
 
     @property
     def _out_of_bag(self) -> bool:
@@ -479,7 +484,8 @@ def _with_cascade_parameters(doc: str) -> str:
     ``help(DisDFClassifier)`` and its API page list every parameter (``n_trees``, ``random_state``...)."""
     cascade = inspect.cleandoc(CascadeForestClassifier.__doc__ or "")
     block = cascade.split("Parameters\n----------\n", 1)[1].split("\n\nAttributes\n", 1)[0]
-    block = block.split("\nout_of_bag : ", 1)[0]  # the cascade's last parameter, which DisDF lacks
+    entries = re.split(r"\n(?=\S)", block)  # an entry: its "name : type" line and its indented text
+    block = "\n".join(e for e in entries if e.split(" : ", 1)[0] not in ABSENT_CASCADE_PARAMETERS)
     own = inspect.cleandoc(doc)
     if CASCADE_PARAMETERS not in own:
         raise RuntimeError("DisDFClassifier's docstring lost the line that the cascade's parameters replace")

@@ -37,7 +37,7 @@ from scripts.bench_output import add_record_flag, bench_output, write_and_show
 PAPER_DATASETS = ("parkinsons", "ecoli", "ionosphere", "mnist")
 
 
-def difference_pp(X, y, X_test, y_test, seed: int) -> tuple[float, float]:
+def accuracies_of_both(X, y, X_test, y_test, seed: int) -> tuple[float, float]:
     """Test accuracy (out of bag, K folds) of gcForest on one split, both with ``random_state=seed``."""
     scores = [
         CascadeForestClassifier(n_trees=100, random_state=seed, out_of_bag=flag, n_jobs=2)
@@ -65,7 +65,9 @@ def protocol_rows(splits: int, Ns: list[int]) -> list[dict]:
             for repetition in range(splits):
                 seed = split_seed(dataset, N, repetition, 0)
                 split = draw_split(pool, N, test_size(N, 2 / 3), seed, dataset, cap_test=True)
-                pairs.append(difference_pp(split.X_train, split.y_train, split.X_test, split.y_test, seed))
+                pairs.append(
+                    accuracies_of_both(split.X_train, split.y_train, split.X_test, split.y_test, seed)
+                )
             rows.append(summary("protocol", dataset, N, pairs))
             print({k: v for k, v in rows[-1].items() if k != "differences"}, flush=True)
     return rows
@@ -77,7 +79,7 @@ def mnist_rows(slices: int, n_train: int) -> list[dict]:
     for seed in range(slices):
         chosen = np.random.default_rng(seed).choice(len(mnist["y_train"]), n_train, replace=False)
         X, y = mnist["X_train"][chosen], mnist["y_train"][chosen]
-        pairs.append(difference_pp(X, y, mnist["X_test"], mnist["y_test"], seed))
+        pairs.append(accuracies_of_both(X, y, mnist["X_test"], mnist["y_test"], seed))
         print(f"slice {seed}: {pairs[-1]}", flush=True)
     return [summary("mnist_slices", "mnist", n_train, pairs)]
 
