@@ -110,11 +110,32 @@ def manhattan_rows_of_pure(
     tree_probabilities: np.ndarray, pure: np.ndarray, first: np.ndarray, second: np.ndarray
 ) -> np.ndarray:
     """:func:`manhattan_rows`, the same numbers, given ``pure`` = :func:`pure_classes` of the
-    probabilities: a pair of one-hot vectors (nearly every pair of fully grown trees) costs O(1)."""
-    q = np.empty((first.shape[0], tree_probabilities.shape[1]))
+    probabilities: a pair of one-hot vectors (nearly every pair of fully grown trees) costs O(1), and a
+    pair of examples whose every vector is one-hot is one branch-free pass over their classes."""
+    n_trees = tree_probabilities.shape[1]
+    q = np.empty((first.shape[0], n_trees))
+    one_hot = _one_hot_rows(pure)
     for p in range(first.shape[0]):
-        _manhattan_into(tree_probabilities, pure, first[p], second[p], q[p])
+        i, j = first[p], second[p]
+        if one_hot[i] and one_hot[j]:  # every tree one-hot for both: a loop the compiler vectorises
+            a, b, row = pure[i], pure[j], q[p]
+            for t in range(n_trees):
+                row[t] = 2.0 * np.float64(a[t] != b[t])
+        else:
+            _manhattan_into(tree_probabilities, pure, i, j, q[p])
     return q
+
+
+@nb.njit(cache=True, nogil=True)
+def _one_hot_rows(pure: np.ndarray) -> np.ndarray:
+    """Whether every tree gives example i a one-hot vector (row i of ``pure`` has no -1)."""
+    one_hot = np.ones(pure.shape[0], dtype=np.bool_)
+    for i in range(pure.shape[0]):
+        for t in range(pure.shape[1]):
+            if pure[i, t] < 0:
+                one_hot[i] = False
+                break
+    return one_hot
 
 
 #: No sum of :func:`_touch_rows` reaches it (its entries are at least -1 and at most 2**15 - 1).

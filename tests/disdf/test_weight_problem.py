@@ -148,6 +148,25 @@ def test_q_of_one_hot_pairs_is_the_sum_over_classes_bit_for_bit():
     assert set(np.unique(q[q.astype(int) == q])) == {0.0, 2.0}  # both shortcuts occur
 
 
+def test_q_of_examples_one_hot_in_every_tree_is_the_sum_over_classes_bit_for_bit():
+    """A pair whose two examples have a one-hot vector in every tree (fully grown trees) takes the
+    pass over their classes alone; beside pairs with an impure vector, the same numbers as the sum."""
+    from disdf.weights._pair_kernels import _one_hot_rows, manhattan_rows, pure_classes
+    from disdf.weights._problem import different_class_pairs, different_class_q
+
+    rng = np.random.default_rng(5)
+    probabilities, y = random_tree_probabilities(50, 20, 4, seed=6)
+    one_hot_examples = rng.random(50) < 0.7
+    probabilities[one_hot_examples] = np.eye(4)[rng.integers(0, 4, (one_hot_examples.sum(), 20))]
+    flags = _one_hot_rows(pure_classes(probabilities))
+    np.testing.assert_array_equal(flags, one_hot_examples)
+    first, second = different_class_pairs(y)
+    both = flags[first] & flags[second]
+    assert both.any() and not both.all()  # both paths run
+    q = different_class_q(probabilities, y)
+    assert q.tobytes() == manhattan_rows(probabilities, first, second).tobytes()
+
+
 @pytest.mark.parametrize(("n", "n_trees", "n_classes"), [(40, 7, 2), (300, 12, 3), (500, 5, 10)])
 def test_pi_counted_from_one_hot_vectors_is_the_closed_form_bit_for_bit(n, n_trees, n_classes):
     """Every vector one-hot and no example weights: pi from the pure classes' counts equals the
