@@ -177,7 +177,7 @@ bench-memory-estimate: install
 	$(BIN)/python scripts/bench/bench_memory_estimate.py --record $(MEMORY_FLAGS)
 
 bench-small-n: install
-	$(BIN)/python scripts/bench/bench_small_n_cost.py --record --max-pairs auto 25000 None
+	$(BIN)/python scripts/bench/bench_small_n_cost.py --record --repeats 5 --max-pairs auto 25000 None
 
 # The 20,000-row fit that was killed at 21 GiB, with DisDF's defaults, beside gcForest.
 bench-defaults: install

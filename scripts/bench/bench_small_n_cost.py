@@ -13,6 +13,11 @@ memory (``ru_maxrss``, the process and the data included) the first fit's. The g
 2 x gcForest's CPU and memory. ``--max-pairs auto 25000 None`` adds DisDF's rows at other caps on the
 pairs a fold model's problem reads (``max_pairs``; its default "auto" is 5,000): the measurement that
 chose the default.
+
+Where DisDF's CPU beyond gcForest's goes: each DisDF row also gives the CPU seconds of its weight
+problems (held-out probabilities, pair statistics, the cross-fitted parts' problems) and of its weight
+solves, from one more fit in the same process with those parts timed (scripts/bench/bench_fit_profile.py's
+timers), taken in the repeat whose fit used the least CPU.
 """
 
 from __future__ import annotations
@@ -83,7 +88,23 @@ def fit_once(name: str, method: str, max_pairs: str) -> dict:
         )
     else:
         estimator = CascadeForestClassifier(n_trees=100, n_jobs=1, random_state=0)
-    return measured_fit(estimator, X_train, y_train, X_test, y_test)
+    measured = measured_fit(estimator, X_train, y_train, X_test, y_test)
+    return measured if method != "disdf" else {**measured, **weight_seconds(estimator, X_train, y_train)}
+
+
+def weight_seconds(estimator, X_train, y_train) -> dict:
+    """CPU seconds of DisDF's weight problems and weight solves (every level grown, the one the cascade
+    dropped too), from a second fit of ``estimator`` with those parts timed (bench_fit_profile's
+    timers; this fit's total is not the row's, the timers' own cost is in it)."""
+    from sklearn.base import clone
+
+    from scripts.bench.bench_fit_profile import profiled_fit
+
+    totals = profiled_fit(clone(estimator), X_train, y_train).profile.totals
+    return {
+        "weight_problems_cpu_seconds": totals["weight problems"].cpu_seconds,
+        "weight_solves_cpu_seconds": totals["weight solves"].cpu_seconds,
+    }
 
 
 def measured_fit(estimator, X_train, y_train, X_test, y_test) -> dict:
@@ -119,6 +140,11 @@ def measure(name: str, method: str, max_pairs: str, repeats: int) -> dict:
         "n_levels": first["n_levels"],
         "test_accuracy": first["test_accuracy"],
         "repeats": repeats,
+        # the weights' parts of the fit of least CPU (empty for gcForest)
+        **{
+            column: min(runs, key=lambda run: run["cpu_seconds"]).get(column)
+            for column in ("weight_problems_cpu_seconds", "weight_solves_cpu_seconds")
+        },
     }
 
 
