@@ -78,7 +78,8 @@ def drawn_pair_statistics(
     scale = np.sqrt(pair_weight)
     q = sampler.q_rows(first, second)
     q *= scale[:, None]
-    return PairStatistics(pi=same_class_pi(sampler.tree_probabilities, y, weights), q=q, pair_scale=scale)
+    pi = same_class_pi(sampler.tree_probabilities, y, weights, sampler.classes)
+    return PairStatistics(pi=pi, q=q, pair_scale=scale)
 
 
 @dataclass(frozen=True)

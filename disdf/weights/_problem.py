@@ -127,18 +127,29 @@ def different_class_pairs(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def different_class_q(
-    tree_probabilities: np.ndarray, y: np.ndarray, pairs: tuple[np.ndarray, np.ndarray] | None = None
+    tree_probabilities: np.ndarray,
+    y: np.ndarray,
+    pairs: tuple[np.ndarray, np.ndarray] | None = None,
+    pure: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rows Q_ij (length T) for every different-class pair i < j (``pairs``, if given, are
-    :func:`different_class_pairs` of y).
+    :func:`different_class_pairs` of y; ``pure``, if given, the probabilities'
+    :func:`~disdf.weights._pair_kernels.pure_classes`).
 
     Returns an array of shape (n_pairs, T); entries lie in [0, 2].
     """
-    from disdf.weights._pair_kernels import manhattan_rows_of_pure, pure_classes
+    from disdf.weights._pair_kernels import manhattan_rows_of_pure
 
     i, j = different_class_pairs(y) if pairs is None else pairs
     probabilities = np.ascontiguousarray(tree_probabilities, dtype=np.float64)
-    return manhattan_rows_of_pure(probabilities, pure_classes(probabilities), i, j)
+    return manhattan_rows_of_pure(probabilities, _pure_of(probabilities) if pure is None else pure, i, j)
+
+
+def _pure_of(tree_probabilities: np.ndarray) -> np.ndarray:
+    """:func:`~disdf.weights._pair_kernels.pure_classes` (numba loads with the first weight problem)."""
+    from disdf.weights._pair_kernels import pure_classes
+
+    return pure_classes(np.ascontiguousarray(tree_probabilities, dtype=np.float64))
 
 
 def checked_example_weights(sample_weight: np.ndarray | None, n_examples: int) -> np.ndarray | None:
@@ -206,10 +217,11 @@ class PairStatistics:
                 f"matching y of length {y.shape[0]}; got {tree_probabilities.shape}"
             )
         weights = checked_example_weights(sample_weight, y.shape[0])
-        if weights is None:
+        if weights is None:  # the pure classes serve both: pi counted (one_hot_pi), Q's one-hot rows
+            pure = _pure_of(tree_probabilities)
             return cls(
-                pi=same_class_pi(tree_probabilities, y),
-                q=different_class_q(tree_probabilities, y),
+                pi=same_class_pi(tree_probabilities, y, pure=pure),
+                q=different_class_q(tree_probabilities, y, pure=pure),
             )
         i, j = different_class_pairs(y)
         scale = np.sqrt(weights[i] * weights[j])
@@ -241,8 +253,9 @@ class PairStatistics:
         kept = inside[first] & inside[second]
         members = np.asarray(member_probabilities, dtype=float)
         weights = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)[positions]
+        pure = _pure_of(members) if weights is None else None  # pi counted when every vector is one-hot
         return PairStatistics(
-            pi=same_class_pi(members, np.asarray(y)[positions], weights),
+            pi=same_class_pi(members, np.asarray(y)[positions], weights, pure),
             q=self.q[kept],
             pair_scale=None if self.pair_scale is None else self.pair_scale[kept],
         )

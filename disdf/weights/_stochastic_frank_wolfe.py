@@ -118,6 +118,12 @@ class PairSampler:
             self._first_cdf /= self._first_cdf[-1]
         self._pure = pure_classes(self.tree_probabilities) if pure is None else pure
 
+    @property
+    def classes(self) -> np.ndarray:
+        """Entry (i, t): the class whose one-hot vector tree t gives example i, else -1
+        (:func:`~disdf.weights._pair_kernels.pure_classes`), shape (n, T)."""
+        return self._pure
+
     def sample(self, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """``size`` pairs (i, j), uniform over the different-class pairs, with replacement."""
         if self._first_cdf is None:

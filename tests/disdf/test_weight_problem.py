@@ -32,6 +32,23 @@ def test_pair_statistics_match_the_definitions(n, T, C):
     assert stats.q.min() >= 0 and stats.q.max() <= 2 + 1e-12
 
 
+@pytest.mark.parametrize(("n", "T", "C"), [(12, 7, 2), (15, 5, 4)])
+def test_pair_statistics_of_one_hot_vectors_match_the_definitions(n, T, C):
+    """Fully grown trees (every vector one-hot): pi is counted and Q's rows compared from the same pure
+    classes, for a whole set and for a subset of it (of_examples), bit for bit the definitions' values
+    (whole numbers, exact in float64)."""
+    rng = np.random.default_rng(n)
+    probabilities = np.eye(C)[rng.integers(0, C, (n, T))]
+    y = np.arange(n) % C
+    stats = PairStatistics.from_tree_probabilities(probabilities, y)
+    pi, q = brute_force(probabilities, y)
+    assert stats.pi.tobytes() == pi.tobytes() and stats.q.tobytes() == q.tobytes() and pi.max() > 0
+    positions = np.flatnonzero(rng.random(n) < 0.7)
+    part = stats.of_examples(y, positions, probabilities[positions])
+    part_pi, part_q = brute_force(probabilities[positions], y[positions])
+    assert part.pi.tobytes() == part_pi.tobytes() and part.q.tobytes() == part_q.tobytes()
+
+
 def test_objective_matches_eq_62():
     probabilities, y = random_tree_probabilities(10, 6, 3, seed=1)
     problem = WeightProblem(PairStatistics.from_tree_probabilities(probabilities, y), lambda_=0.3, tau=1.2)
