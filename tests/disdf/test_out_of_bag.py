@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from disdf import CascadeForestClassifier, CascadeForestRegressor, DisDFClassifier, InvalidParameterError
-from disdf.cascade._fit_memory import estimator_fit_memory
+from disdf.cascade._fit_memory import estimator_fit_memory, nodes_per_example
 from disdf.forests._out_of_bag import OutOfBagLeaves, in_bag_by_group
-from disdf.forests._specs import FOREST_KINDS, _fast_params, fit_fold_model
+from disdf.forests._specs import _fast_params, fit_fold_model
 from disdf.forests._tree_leaves import TreeLeaves
 
 ENGINES = ["fast", "binned", "sklearn"]
@@ -217,10 +217,7 @@ def test_the_memory_check_counts_one_forest_per_kind_on_all_examples(estimator, 
     kfold, bagged = (estimator_fit_memory(estimator(out_of_bag=flag), counts, 10) for flag in (False, True))
     regression = estimator is CascadeForestRegressor
     coefficients = {
-        kind: FOREST_KINDS[kind].regression_nodes_per_example
-        if regression
-        else FOREST_KINDS[kind].nodes_per_example
-        for kind in ("completely_random", "random_forest")
+        kind: nodes_per_example(kind, regression) for kind in ("completely_random", "random_forest")
     }
     shrink = (coefficients["completely_random"] * (1 - np.exp(-1)) + coefficients["random_forest"]) / sum(
         coefficients.values()
