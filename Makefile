@@ -33,7 +33,7 @@ test: install
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "not slow and not committed_records"
 
 # A sample of every committed experiment's records (one repetition per cell) recomputed and compared
-# field by field with results/ (CI runs it after make test; about 3.5 CPU-minutes).
+# field by field with results/ (CI runs it after make test; its time: the README's table of commands).
 test-records: install
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m committed_records
 
